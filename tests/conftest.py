@@ -1,0 +1,23 @@
+"Shared pytest fixtures: a private reports folder, and the data mirror when the project has one."
+import os
+from pathlib import Path
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+MIRROR = ROOT.parent/'shared'/'data'
+
+def pytest_configure(config):
+    if not os.environ.get('AUGSBERT_DATA_MIRROR') and MIRROR.is_dir():
+        os.environ['AUGSBERT_DATA_MIRROR'] = str(MIRROR)
+
+def has_mirror()->bool:
+    p = os.environ.get('AUGSBERT_DATA_MIRROR')
+    return bool(p) and Path(p).is_dir()
+
+needs_data = pytest.mark.skipif(not has_mirror(), reason="real data not available: set AUGSBERT_DATA_MIRROR=/path/to/shared/data")
+
+@pytest.fixture
+def reports(tmp_path, monkeypatch):
+    "A private reports folder, so tests never touch the committed reports/."
+    monkeypatch.setenv('AUGSBERT_REPORTS', str(tmp_path/'reports'))
+    return tmp_path/'reports'
