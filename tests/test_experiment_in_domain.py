@@ -1,0 +1,84 @@
+"""Integration: the `in_domain` experiment (papermill, smoke profile) with a tiny random BERT, caching,
+an interrupted silver labelling that resumes to the same metrics, and the in-domain report."""
+import json
+from pathlib import Path
+import pandas as pd
+import pytest
+from conftest import needs_data
+from augsbert.config import AugsbertError
+from augsbert.runs import run_experiment, render_report, read_json
+
+pytestmark = needs_data
+
+@pytest.fixture(scope='module')
+def tiny(tmp_path_factory):
+    from augsbert.training import make_tiny_bert
+    return str(make_tiny_bert(tmp_path_factory.mktemp('models')/'tiny-bert'))
+
+@pytest.fixture(scope='module')
+def env(tmp_path_factory):
+    base = tmp_path_factory.mktemp('in_domain')
+    mp = pytest.MonkeyPatch()
+    mp.setenv('AUGSBERT_REPORTS', str(base/'reports')); mp.setenv('AUGSBERT_CACHE', str(base/'cache'))
+    yield base
+    mp.undo()
+
+def _run(tiny, method, **kw):
+    return run_experiment('in_domain', profile='smoke', progress=False, dataset='sts-es', method=method,
+                          bi_encoder=tiny, cross_encoder=tiny, max_train_pairs=32, **kw)
+
+@pytest.mark.parametrize('method', ['sbert', 'bert', 'augsbert-bm25', 'augsbert-kde', 'augsbert-rs'])
+def test_method_runs(env, tiny, method):
+    out = _run(tiny, method)
+    m = read_json(out/'metrics.json')
+    assert m['method'] == method and m['gold_pairs'] == 32 and len(m['per_seed']) == 1
+    assert m['sizes'] == {'train': 32, 'dev': 220, 'test': 250}
+    assert -100 <= m['test_mean'] <= 100
+    assert m['paper_test'] == json.loads(json.dumps(__import__('augsbert.paper', fromlist=['x']).TABLE5[method]['sts-es']))
+    if method.startswith('augsbert'): assert m['silver']['pairs'] > 0 and (out/'density.png').exists()
+    prov = read_json(out/'provenance.json')
+    assert prov['models'][0]['source'] == 'local' and 'protocol' in prov
+
+def test_rerun_is_cached_and_identical(env, tiny):
+    first = read_json(_run(tiny, 'augsbert-bm25')/'metrics.json')
+    out = _run(tiny, 'augsbert-bm25')
+    assert read_json(out/'metrics.json') == first
+    assert read_json(out/'provenance.json')['timings'] == {}      # nothing was trained or labelled again
+
+def test_unknown_method_fails_cleanly(env, tiny):
+    with pytest.raises(AugsbertError, match="unknown method 'augsbert-bm52'"):
+        _run(tiny, 'augsbert-bm52')
+
+def test_interrupted_labelling_resumes_to_same_metrics(tmp_path, tiny, monkeypatch):
+    "Kill the silver labelling after its first chunk; the rerun resumes from the saved chunk and ends with the same metrics."
+    from augsbert import pipeline
+    from augsbert.config import get_profile
+    from augsbert.data import load_dataset, PairSplits
+    full = load_dataset('sts-es')
+    data = PairSplits(name='sts-es', task='regression', train=full.train.iloc[:24], dev=full.dev.iloc[:40],
+                      test=full.test.iloc[:40], info=full.info)
+    proto = pipeline.protocol_from_profile(get_profile('smoke'), 'sts-es', tiny, tiny)
+    monkeypatch.setattr(pipeline, 'LABEL_CHUNK', 16)
+    monkeypatch.setenv('AUGSBERT_CACHE', str(tmp_path/'clean'))
+    clean, _ = pipeline.run_method('augsbert-bm25', data, proto, progress=False)
+
+    monkeypatch.setenv('AUGSBERT_CACHE', str(tmp_path/'killed'))
+    real, calls = pipeline.predict_pairs, []
+    def dying(scorer, df, **kw):
+        calls.append(len(df))
+        if len(calls) == 2: raise KeyboardInterrupt('killed mid-labelling')
+        return real(scorer, df, **kw)
+    monkeypatch.setattr(pipeline, 'predict_pairs', dying)
+    with pytest.raises(KeyboardInterrupt): pipeline.run_method('augsbert-bm25', data, proto, progress=False)
+    parts = list((tmp_path/'killed').rglob('part-*.npy'))
+    assert len(parts) == 1                                   # one finished chunk survived
+    monkeypatch.setattr(pipeline, 'predict_pairs', real)
+    resumed, timings = pipeline.run_method('augsbert-bm25', data, proto, progress=False)
+    assert 'cross-encoder training' not in timings           # the cross-encoder came from the cache
+    assert resumed == clean
+
+def test_in_domain_report(env, tiny):
+    _run(tiny, 'sbert'); _run(tiny, 'bert')
+    nb = render_report('in_domain', progress=False, profile='smoke')
+    md = (Path(nb).parent/'in_domain.md').read_text()
+    assert 'Table 5' in md and 'paper 68.36 ± 5.28' in md and 'cross-encoder' in md
