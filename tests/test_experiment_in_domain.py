@@ -27,7 +27,7 @@ def _run(tiny, method, **kw):
     return run_experiment('in_domain', profile='smoke', progress=False, dataset='sts-es', method=method,
                           bi_encoder=tiny, cross_encoder=tiny, max_train_pairs=32, **kw)
 
-@pytest.mark.parametrize('method', ['sbert', 'bert', 'augsbert-bm25', 'augsbert-kde', 'augsbert-rs'])
+@pytest.mark.parametrize('method', ['sbert', 'bert', 'augsbert-bm25', 'augsbert-kde', 'augsbert-rs', 'sbert-nlpaug'])
 def test_method_runs(env, tiny, method):
     out = _run(tiny, method)
     m = read_json(out/'metrics.json')
@@ -36,6 +36,7 @@ def test_method_runs(env, tiny, method):
     assert -100 <= m['test_mean'] <= 100
     assert m['paper_test'] == json.loads(json.dumps(__import__('augsbert.paper', fromlist=['x']).TABLE5[method]['sts-es']))
     if method.startswith('augsbert'): assert m['silver']['pairs'] > 0 and (out/'density.png').exists()
+    if method == 'sbert-nlpaug': assert m['augmented']['pairs'] == 32 and 0 <= m['augmented']['changed_share'] <= 1
     prov = read_json(out/'provenance.json')
     assert prov['models'][0]['source'] == 'local' and 'protocol' in prov
 
@@ -82,3 +83,25 @@ def test_in_domain_report(env, tiny):
     nb = render_report('in_domain', progress=False, profile='smoke')
     md = (Path(nb).parent/'in_domain.md').read_text()
     assert 'Table 5' in md and 'paper 68.36 ± 5.28' in md and 'cross-encoder' in md
+
+def test_silver_only_run_labels_but_trains_no_bi_encoder(env, tiny):
+    out = _run(tiny, 'augsbert-rs', silver_only=True)
+    m = read_json(out/'metrics.json')
+    assert m['silver_only'] and m['silver']['pairs'] > 0 and m['per_seed'] == [] and 'test_mean' not in m
+    assert m['density']['silver'] is not None and (out/'density.png').exists()
+    assert 'bi-encoder training' not in read_json(out/'provenance.json')['timings']
+    with pytest.raises(AugsbertError, match='silver_only needs an AugSBERT method'):
+        _run(tiny, 'sbert', silver_only=True)
+
+def test_dev_curves_and_figure6(env, tiny):
+    out = _run(tiny, 'sbert', seeds=3, curve_points='0.25,0.5')
+    m = read_json(out/'metrics.json')
+    assert [[p for p, _ in s['curve']] for s in m['per_seed']] == [[0.25, 0.5, 1.0]] * 3
+    assert all(s['curve'][-1][1] == s['dev'] for s in m['per_seed'])     # the curve ends at the final dev score
+    plain = read_json(_run(tiny, 'sbert', seeds=3)/'metrics.json')
+    assert [s['test'] for s in plain['per_seed']] == pytest.approx([s['test'] for s in m['per_seed']], abs=1e-9)
+    with pytest.raises(AugsbertError, match='curve_points must be fractions'):
+        _run(tiny, 'sbert', curve_points='0.5,2')
+    nb = render_report('in_domain', progress=False, profile='smoke')
+    md = (Path(nb).parent/'in_domain.md').read_text()
+    assert 'in_domain_fig6_smoke.png' in md
