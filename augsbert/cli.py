@@ -5,6 +5,7 @@
 # %% ../nbs/06_cli.ipynb #c5e32305
 from __future__ import annotations
 import argparse, ast, logging, sys
+from pathlib import Path
 from .config import AugsbertError, load_profiles
 
 # %% auto #0
@@ -31,6 +32,13 @@ def _kv(items)->dict:
         k, v = it.split('=', 1)
         out[k.strip()] = _value(v.strip())
     return out
+
+def _abs_paths(params:dict # parameters from `_kv`
+              )->dict:
+    "`params` with the data-file parameters (`data_path`, `train_path`, ...) made absolute against the current folder."
+    from augsbert.data import DATASET_PARAMETERS
+    paths = {k for k, *_ in DATASET_PARAMETERS if k.endswith('_path')}
+    return {k: str(Path(v).expanduser().resolve()) if k in paths and isinstance(v, str) and v else v for k, v in params.items()}
 
 # %% ../nbs/06_cli.ipynb #4696d7fe
 def cmd_data(args)->None:
@@ -70,7 +78,7 @@ def cmd_profiles(args)->None:
 def cmd_run(args)->None:
     "`augsbert run EXPERIMENT`: one papermill run."
     from augsbert.runs import run_experiment
-    out = run_experiment(args.experiment, profile=args.profile, run_name=args.name, **_kv(args.param))
+    out = run_experiment(args.experiment, profile=args.profile, run_name=args.name, **_abs_paths(_kv(args.param)))
     print(f"run written to {out}")
 
 def cmd_report(args)->None:

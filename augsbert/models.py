@@ -4,7 +4,7 @@
 
 # %% ../nbs/02_models.ipynb #cba6c30d
 from __future__ import annotations
-import importlib, importlib.util, logging, os
+import importlib, importlib.util, logging
 from dataclasses import dataclass, asdict
 from pathlib import Path
 from .config import AugsbertError, OfflineError, ChecksumError, is_offline, sha256_file

@@ -4,11 +4,11 @@
 
 # %% ../nbs/04_runs.ipynb #59b58aaf
 from __future__ import annotations
-import hashlib, json, logging, math, os, platform, subprocess, sys, time
+import hashlib, json, math, os, platform, subprocess, time
 from datetime import datetime, timezone
 from importlib import metadata
 from pathlib import Path
-from .config import (AugsbertError, UnknownNameError, unknown_name, project_root, reports_dir, atomic_write,
+from .config import (AugsbertError, unknown_name, project_root, reports_dir, atomic_write,
                              get_profile, PROFILE_KEYS)
 
 # %% auto #0

@@ -12,7 +12,7 @@ pytestmark = needs_data
 
 @pytest.fixture(scope='module')
 def tiny(tmp_path_factory):
-    from augsbert.training import make_tiny_bert
+    from augsbert.testing import make_tiny_bert
     return str(make_tiny_bert(tmp_path_factory.mktemp('models')/'tiny-bert'))
 
 @pytest.fixture(scope='module')
@@ -27,7 +27,13 @@ def _run(tiny, method, **kw):
     return run_experiment('in_domain', profile='smoke', progress=False, dataset='sts-es', method=method,
                           bi_encoder=tiny, cross_encoder=tiny, max_train_pairs=32, **kw)
 
-@pytest.mark.parametrize('method', ['sbert', 'bert', 'augsbert-bm25', 'augsbert-kde', 'augsbert-rs', 'sbert-nlpaug'])
+from augsbert.methods import METHODS
+TESTED_METHODS = ['bert', 'sbert', 'sbert-nlpaug', 'augsbert-rs', 'augsbert-kde', 'augsbert-bm25', 'augsbert-ss', 'augsbert-bm25-ss']
+
+def test_every_method_is_in_the_papermill_test():
+    assert TESTED_METHODS == list(METHODS)
+
+@pytest.mark.parametrize('method', TESTED_METHODS)
 def test_method_runs(env, tiny, method):
     out = _run(tiny, method)
     m = read_json(out/'metrics.json')
@@ -35,7 +41,7 @@ def test_method_runs(env, tiny, method):
     assert m['sizes'] == {'train': 32, 'dev': 220, 'test': 250}
     assert -100 <= m['test_mean'] <= 100
     assert m['paper_test'] == json.loads(json.dumps(__import__('augsbert.paper', fromlist=['x']).TABLE5[method]['sts-es']))
-    if method.startswith('augsbert'): assert m['silver']['pairs'] > 0 and (out/'density.png').exists()
+    if METHODS[method].sampler: assert m['silver']['pairs'] > 0 and (out/'density.png').exists()
     if method == 'sbert-nlpaug': assert m['augmented']['pairs'] == 32 and 0 <= m['augmented']['changed_share'] <= 1
     prov = read_json(out/'provenance.json')
     assert prov['models'][0]['source'] == 'local' and 'protocol' in prov
@@ -46,29 +52,36 @@ def test_rerun_is_cached_and_identical(env, tiny):
     assert read_json(out/'metrics.json') == first
     assert read_json(out/'provenance.json')['timings'] == {}      # nothing was trained or labelled again
 
-def test_unknown_method_fails_cleanly(env, tiny):
-    with pytest.raises(AugsbertError, match="unknown method 'augsbert-bm52'"):
+def test_unknown_method_fails_before_data_loads(env, tiny, monkeypatch):
+    "A bad -p value fails in the notebook's first cells, before load_dataset runs (offline with no mirror: loading would fail)."
+    monkeypatch.setenv('AUGSBERT_DATA_MIRROR', '/nonexistent')
+    with pytest.raises(AugsbertError, match="unknown method 'augsbert-bm52'") as e:
         _run(tiny, 'augsbert-bm52')
+    assert 'data file' not in str(e.value)
+    with pytest.raises(AugsbertError, match=r"-p seeds=three"):
+        _run(tiny, 'sbert', seeds='three')
+    with pytest.raises(AugsbertError, match="-p fold"):
+        _run(tiny, 'sbert', fold=2)                  # sts-es takes no fold
 
 def test_interrupted_labelling_resumes_to_same_metrics(tmp_path, tiny, monkeypatch):
     "Kill the silver labelling after its first chunk; the rerun resumes from the saved chunk and ends with the same metrics."
-    from augsbert import pipeline
+    from augsbert import methods as pipeline
     from augsbert.config import get_profile
     from augsbert.data import load_dataset, PairSplits
     full = load_dataset('sts-es')
     data = PairSplits(name='sts-es', task='regression', train=full.train.iloc[:24], dev=full.dev.iloc[:40],
                       test=full.test.iloc[:40], info=full.info)
-    proto = pipeline.protocol_from_profile(get_profile('smoke'), 'sts-es', tiny, tiny)
+    proto = pipeline.protocol_from_profile(get_profile('smoke'), 'sts-es', 'augsbert-bm25', tiny, tiny)
     monkeypatch.setattr(pipeline, 'LABEL_CHUNK', 16)
     monkeypatch.setenv('AUGSBERT_CACHE', str(tmp_path/'clean'))
     clean, _ = pipeline.run_method('augsbert-bm25', data, proto, progress=False)
 
     monkeypatch.setenv('AUGSBERT_CACHE', str(tmp_path/'killed'))
     real, calls = pipeline.predict_pairs, []
-    def dying(scorer, df, **kw):
+    def dying(scorer, df, *a, **kw):
         calls.append(len(df))
         if len(calls) == 2: raise KeyboardInterrupt('killed mid-labelling')
-        return real(scorer, df, **kw)
+        return real(scorer, df, *a, **kw)
     monkeypatch.setattr(pipeline, 'predict_pairs', dying)
     with pytest.raises(KeyboardInterrupt): pipeline.run_method('augsbert-bm25', data, proto, progress=False)
     parts = list((tmp_path/'killed').rglob('part-*.npy'))
@@ -90,7 +103,7 @@ def test_silver_only_run_labels_but_trains_no_bi_encoder(env, tiny):
     assert m['silver_only'] and m['silver']['pairs'] > 0 and m['per_seed'] == [] and 'test_mean' not in m
     assert m['density']['silver'] is not None and (out/'density.png').exists()
     assert 'bi-encoder training' not in read_json(out/'provenance.json')['timings']
-    with pytest.raises(AugsbertError, match='silver_only needs an AugSBERT method'):
+    with pytest.raises(AugsbertError, match='silver_only=True needs an AugSBERT method'):
         _run(tiny, 'sbert', silver_only=True)
 
 def test_dev_curves_and_figure6(env, tiny):
@@ -105,3 +118,20 @@ def test_dev_curves_and_figure6(env, tiny):
     nb = render_report('in_domain', progress=False, profile='smoke')
     md = (Path(nb).parent/'in_domain.md').read_text()
     assert 'in_domain_fig6_smoke.png' in md
+
+
+def test_custom_data_through_the_experiment(env, tiny, tmp_path):
+    "A user's own TSV (0-5 scores, other column names) through `augsbert run in_domain -p dataset=custom -p data_path=...`."
+    rows = ['question_a\tquestion_b\trating'] + [f'a man plays guitar number {i}\ta person plays music {i % 7}\t{i % 6}' for i in range(60)]
+    f = tmp_path/'my_pairs.tsv'; f.write_text('\n'.join(rows) + '\n')
+    kw = dict(dataset='custom', data_path=str(f), sentence1_column='question_a', sentence2_column='question_b',
+              score_column='rating', score_range='0,5')
+    out = run_experiment('in_domain', profile='smoke', progress=False, method='sbert', bi_encoder=tiny, cross_encoder=tiny, **kw)
+    m = read_json(out/'metrics.json')
+    assert m['sizes'] == {'train': 48, 'dev': 6, 'test': 6} and m['dataset'] == 'custom'
+    assert 'custom:my_pairs' in read_json(out/'provenance.json')['data']
+    bad = tmp_path/'bad.tsv'; bad.write_text('sentence1\tsentence2\tscore\nx\ty\t7\n')
+    with pytest.raises(AugsbertError, match='outside score_range'):
+        run_experiment('in_domain', profile='smoke', progress=False, method='sbert', dataset='custom', data_path=str(bad))
+    with pytest.raises(AugsbertError, match='-p data_path'):
+        run_experiment('in_domain', profile='smoke', progress=False, method='sbert', dataset='custom', data_path=str(tmp_path/'missing.tsv'))

@@ -1,0 +1,32 @@
+"""The docs site (`make docs`: Sphinx + myst-nb + pydata-sphinx-theme, offline, notebooks not executed) builds.
+
+Built into a temp folder (the repository is only read). Warnings (a missing image, an unknown output type) do not
+fail it; an exception does (e.g. a notebook that is not valid JSON), and so does a toctree page that was not written.
+"""
+import re, subprocess, sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+def test_docs_build(tmp_path):
+    out = tmp_path/'html'
+    r = subprocess.run([str(Path(sys.executable).parent/'sphinx-build'), '-b', 'html', '-q', '-c', 'docs',
+                        '-d', str(tmp_path/'doctrees'), '.', str(out)], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert (out/'index.html').exists()   # the redirect to docs/index.html
+    pages = [p.relative_to(ROOT).with_suffix('.html') for pattern in
+             ('nbs/*.ipynb', 'nbs/experiments/*.ipynb', 'nbs/reports/*.ipynb', 'reports/*.md') for p in ROOT.glob(pattern)]
+    assert pages
+    for page in pages: assert (out/page).exists(), page
+    # the toctree order: the tour (when it exists), the docs home, the library in file order, experiments, reports
+    home = (out/'docs'/'index.html').read_text(encoding='utf-8')
+    links = [l for l in re.findall(r'href="\.\./([^"#]+\.html)"', home) if l.startswith(('nbs/', 'reports/'))]
+    links = list(dict.fromkeys(links))
+    lib = sorted(p.stem for p in ROOT.glob('nbs/[0-9]*.ipynb') if p.stem != '000_tour')
+    expected = (['nbs/000_tour.html'] if (ROOT/'nbs'/'000_tour.ipynb').exists() else []) + ['nbs/index.html'] \
+        + [f'nbs/{s}.html' for s in lib]
+    assert links[:len(expected)] == expected
+    kind = lambda l: 'experiment' if l.startswith('nbs/experiments/') else 'report notebook' if l.startswith('nbs/reports/') else 'report'
+    count = lambda pattern: len(list(ROOT.glob(pattern)))
+    assert [kind(l) for l in links[len(expected):]] == ['experiment'] * count('nbs/experiments/*.ipynb') \
+        + ['report notebook'] * count('nbs/reports/*.ipynb') + ['report'] * count('reports/*.md')

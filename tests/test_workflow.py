@@ -1,0 +1,141 @@
+"""The Snakemake workflow of `make reproduce` / `make paper` (workflow/Snakefile, the grid in workflow/config.yaml).
+
+Dry runs only (seconds each, nothing executed): the jobs of the main job and of the paper grid, the SLURM profile
+(skipped without its plugin), the markers' rerun logic, config errors. Every call runs with a private
+AUGSBERT_CACHE / AUGSBERT_REPORTS and `--directory` in a temp folder, so nothing is written into the repository.
+One real tiny job end to end (the `datasets` experiment on the smoke profile, twice) is marked slow.
+"""
+import importlib.util, os, re, subprocess, sys, time
+from pathlib import Path
+import pytest
+from conftest import needs_data
+
+ROOT = Path(__file__).resolve().parents[1]
+SNAKEMAKE = str(Path(sys.executable).parent/'snakemake')
+PROFILES = ROOT/'workflow'/'profiles'
+
+def snakemake(tmp:Path, *args, profile='local', timeout=300)->subprocess.CompletedProcess:
+    env = dict(os.environ, AUGSBERT_CACHE=str(tmp/'cache'), AUGSBERT_REPORTS=str(tmp/'reports'))
+    cmd = [SNAKEMAKE, '--snakefile', str(ROOT/'workflow'/'Snakefile'), '--profile', str(PROFILES/profile),
+           '--directory', str(tmp/'wd'), *args]
+    return subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, timeout=timeout)
+
+def dry_run(tmp, *args, **kw)->str:
+    r = snakemake(tmp, '--dry-run', *args, **kw)
+    assert r.returncode == 0, r.stdout + r.stderr
+    return r.stdout + r.stderr
+
+def job_stats(out:str)->dict:
+    "rule → job count, from the first 'Job stats' table of a dry run ({} when there is nothing to do)."
+    m = re.search(r'Job stats:\njob\s+count\n[- ]+\n(.*?)\ntotal\s+(\d+)', out, re.S)
+    if not m: return {}
+    stats = {rule: int(n) for rule, n in (line.split() for line in m.group(1).splitlines())}
+    assert sum(stats.values()) == int(m.group(2))
+    return stats
+
+def commands(out:str)->dict:
+    "run name → (experiment, profile, the `-p` arguments) of every `augsbert run` a dry run lists."
+    found = re.findall(r'augsbert run (\S+) --profile (\S+) --name (\S+)((?: -p \S+)*) >', out)
+    return {name: (exp, prof, args.split(' -p ')[1:]) for exp, prof, name, args in found}
+
+@pytest.fixture(scope='module')
+def main_dry_run(tmp_path_factory): return dry_run(tmp_path_factory.mktemp('main'))
+
+@pytest.fixture(scope='module')
+def paper_dry_run(tmp_path_factory): return dry_run(tmp_path_factory.mktemp('paper'), '--config', 'grid=paper')
+
+def test_main_job(main_dry_run):
+    assert job_stats(main_dry_run) == dict(run_datasets=1, run_in_domain=13, report_datasets=1, report_in_domain=1, all=1)
+    cmds = commands(main_dry_run)
+    assert len(cmds) == 14 and {p for _, p, _ in cmds.values()} == {'cpu'}
+    assert cmds['cpu'] == ('datasets', 'cpu', [])
+    assert cmds['cpu_dataset-stsb_method-sbert'] == ('in_domain', 'cpu', ['dataset=stsb', 'method=sbert'])
+    assert cmds['cpu_fig6_seed-curves'][2] == ['dataset=stsb', 'method=sbert', 'seeds=8', 'max_train_pairs=250',
+                                               'curve_points=0.1,0.2,0.3,0.5,0.7']
+    for name in ('cpu_dataset-stsb_method-augsbert-bm25', 'cpu_dataset-stsb_max_train_pairs-1000_method-bert',
+                 'cpu_dataset-sts-es_method-augsbert-kde_silver_only-True'):
+        assert name in cmds
+    assert 'augsbert report in_domain -p profile=cpu' in main_dry_run
+    assert 'augsbert report datasets -p run_name=cpu' in main_dry_run
+    assert 'threads: 2' in main_dry_run and 'mem_mb=8000' in main_dry_run and 'runtime=90' in main_dry_run
+
+def test_main_job_writes_the_committed_runs(main_dry_run):
+    "The workflow's run folders are the committed ones the reports read (the names the former Makefile loops made)."
+    for name, (exp, _, _) in commands(main_dry_run).items():
+        assert (ROOT/'reports'/'runs'/exp/name/'metrics.json').exists(), f"{exp}/{name}"
+
+def test_paper_grid(paper_dry_run):
+    stats = job_stats(paper_dry_run)
+    # Table 5: 6 data sets x 8 methods; Figure 1: 6 sizes x 2; Figure 6: 1; Figure 4: 3; Tables 9/10: 4 x 2 x 6
+    assert stats == dict(run_datasets=1, run_in_domain=48 + 12 + 1 + 3 + 48, report_datasets=1, report_in_domain=1, all=1)
+    cmds = commands(paper_dry_run)
+    assert {p for _, p, _ in cmds.values()} == {'paper'}
+    for name in ('paper', 'paper_fig6_seed-curves', 'paper_dataset-quora-qp_method-augsbert-bm25-ss',
+                 'paper_dataset-bws-in-topic_method-augsbert-ss_top_k-18', 'paper_dataset-stsb_max_train_pairs-5749_method-bert',
+                 'paper_dataset-mrpc_method-sbert-nlpaug'):
+        assert name in cmds
+    assert 'gpu=1' in paper_dry_run
+
+@pytest.mark.skipif(importlib.util.find_spec('snakemake_executor_plugin_slurm') is None,
+                    reason="snakemake-executor-plugin-slurm is not installed (pip install -e '.[cluster]')")
+def test_slurm_profile(tmp_path):
+    out = dry_run(tmp_path, '--config', 'grid=paper', '--quiet', 'rules', profile='slurm')
+    assert job_stats(out)['run_in_domain'] == 112
+
+def test_finished_runs_are_not_rerun(tmp_path, main_dry_run):
+    "Markers present and newer than their inputs: nothing to do. A rerun run re-renders its report, not the runs after it."
+    markers = sorted(set(re.findall(r'output: (\S+\.done)', dry_run(tmp_path))))
+    assert len(markers) == 16
+    t = time.time() + 60
+    for m in markers:   # runs first, reports a minute later, as a finished workflow leaves them
+        Path(m).parent.mkdir(parents=True, exist_ok=True); Path(m).touch()
+        os.utime(m, (t, t + 60 * ('/workflow/reports/' in m)))
+    assert job_stats(dry_run(tmp_path)) == {}
+    bert = next(m for m in markers if m.endswith('/cpu_dataset-stsb_method-bert.done'))
+    os.utime(bert, (t, t + 120))   # the teacher's cell ran again; the AugSBERT cells are only ordered after it
+    assert job_stats(dry_run(tmp_path)) == dict(report_in_domain=1, all=1)
+
+@pytest.mark.parametrize('entry,message', [
+    ("{params: {datset: stsb, method: sbert}}", "'datset' is not a parameter of nbs/experiments/in_domain.ipynb"),
+    ("{params: {dataset: stsb, method: sbert}, after: ['{profile}_nope']}", "which the grid does not run"),
+])
+def test_config_errors(tmp_path, entry, message):
+    "A typo in the grid fails when the DAG is built (so in any dry run), naming what is wrong."
+    cfg = tmp_path/'bad.yaml'
+    cfg.write_text(f"grid: bad\ngrids:\n  bad:\n    profile: smoke\n    experiments:\n      in_domain:\n"
+                   f"        resources: {{mem_mb: 1000, runtime: 5}}\n        runs:\n          - {entry}\n")
+    r = snakemake(tmp_path, '--dry-run', '--configfile', str(cfg))
+    assert r.returncode != 0 and message in r.stdout + r.stderr
+
+TINY = """\
+grid: tiny
+grids:
+  tiny:
+    profile: smoke
+    experiments:
+      datasets:
+        threads: 1
+        resources: {mem_mb: 2000, runtime: 10}
+        runs:
+          - name: "{profile}"
+            params: {evaluation_sets: []}
+    reports:
+      datasets:
+        experiments: [datasets]
+        params: {run_name: "{profile}"}
+"""
+
+@pytest.mark.slow
+@needs_data
+def test_tiny_grid_end_to_end(tmp_path):
+    "One real papermill job and its report through Snakemake; the second invocation has nothing to do."
+    (tmp_path/'tiny.yaml').write_text(TINY)
+    r = snakemake(tmp_path, '--cores', '2', '--configfile', str(tmp_path/'tiny.yaml'))
+    assert r.returncode == 0, r.stdout + r.stderr
+    run = tmp_path/'reports'/'runs'/'datasets'/'smoke'
+    assert all((run/f).exists() for f in ('executed.ipynb', 'params.json', 'metrics.json', 'provenance.json'))
+    assert (tmp_path/'reports'/'datasets.md').exists()
+    assert (tmp_path/'cache'/'workflow'/'datasets'/'smoke.done').read_text().strip() == str(run)
+    assert (tmp_path/'cache'/'workflow'/'logs'/'datasets'/'smoke.log').exists()
+    again = snakemake(tmp_path, '--cores', '2', '--configfile', str(tmp_path/'tiny.yaml'))
+    assert again.returncode == 0 and 'Nothing to be done' in again.stdout + again.stderr
