@@ -28,7 +28,7 @@ export MPLBACKEND := Agg
 # torch on 2 shared cores: busy-waiting OpenMP threads made training up to 10x slower (benchmarks/ce_recipes.py)
 export OMP_WAIT_POLICY ?= PASSIVE
 
-.PHONY: install reproduce paper dry-run docs lab lint test test-slow check-export clean-venv
+.PHONY: install reproduce paper dry-run docs outputs lab lint test test-slow check-export clean-venv
 
 install: $(STAMP)
 
@@ -68,6 +68,11 @@ dry-run: install
 docs: install
 	$(BIN)/sphinx-build -b html -q -c docs -d _docs/doctrees . _docs/html
 	@echo "Docs: _docs/html/index.html"
+
+## Execute the library notebooks and the tour in place, keeping their (small) outputs for readers and the docs.
+outputs: install
+	AUGSBERT_OFFLINE=1 $(BIN)/python docs/store_outputs.py
+	$(BIN)/nbdev-clean
 
 ## JupyterLab on the project (e.g. LAB_ARGS="--no-browser --port 8899").
 LAB_ARGS ?=

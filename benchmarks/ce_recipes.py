@@ -18,7 +18,7 @@ import torch
 from augsbert.config import AugsbertError, atomic_write
 from augsbert.data import load_dataset
 from augsbert.models import DEFAULT_MODEL, load_bi_encoder
-from augsbert.training import TrainConfig, BiEncoderRun, CrossEncoderRun, bi_encoder_scores, task_score
+from augsbert.training import TrainConfig, bi_encoder_run, cross_encoder_run, bi_encoder_scores, task_score
 
 
 def _ce(head, lr, epochs, warmup=0.1, hidden=None, loss='bce', schedule='constant', both_orders=True, batch_size=16):
@@ -45,8 +45,8 @@ ZERO = _add(dict(kind='zero-shot'), 'sbert-zero-shot')
 SBERT = _add(dict(kind='bi-encoder', lr=2e-5, epochs=1, warmup_ratio=0.0, batch_size=16), 'sbert-lr2e-05-ep1')
 PAPER = _add(_ce('cls', 1e-5, 1, warmup=0.0))                        # the paper's settings (§5, App. C), no hidden layer
 GRID = [_add(_ce(h, lr, ep)) for ep in (3, 1) for lr in (5e-5, 1e-4, 2e-5) for h in ('cls', 'mean')]
-EXTRA = [_add(_ce('pooler', 1e-4, 3)), _add(_ce('mean', 1e-4, 3, loss='mse')), _add(_ce('mean', 1e-4, 3, hidden=400)),
-         _add(_ce('mean', 1e-4, 3, schedule='linear'))]
+# (the old 'pooler' head, the encoder's pretrained pooler output, is gone: augsbert.training.HEADS is ('cls', 'mean'))
+EXTRA = [_add(_ce('mean', 1e-4, 3, loss='mse')), _add(_ce('mean', 1e-4, 3, hidden=400)), _add(_ce('mean', 1e-4, 3, schedule='linear'))]
 GROUPS = {
     # head comparison at the higher learning rates first, then the paper's own setting and the low rate
     'priority': [ZERO, SBERT, *[_name(_ce(h, lr, 3)) for lr in (5e-5, 1e-4) for h in ('cls', 'mean')],
@@ -76,10 +76,12 @@ def _run(r:dict, train_df, dev_df, task:str, seed:int, curve:bool)->dict:
     cfg = TrainConfig(epochs=r['epochs'], batch_size=r['batch_size'], lr=r['lr'], warmup_ratio=r['warmup_ratio'],
                       schedule=r.get('schedule', 'constant'), seed=seed)
     if r['kind'] == 'bi-encoder':
-        run = BiEncoderRun(DEFAULT_MODEL, train_df, cfg, dev_df=dev_df, task=task, progress=False)
+        run = bi_encoder_run(DEFAULT_MODEL, train_df, cfg, dev_df, task, progress=False)
     else:
-        run = CrossEncoderRun(DEFAULT_MODEL, train_df, cfg, head=r['head'], hidden=r['hidden'], both_orders=r['both_orders'],
-                              loss=r['loss'], dev_df=dev_df, task=task, progress=False)
+        run = cross_encoder_run(DEFAULT_MODEL, train_df, cfg, dev_df, task, progress=False, head=r['head'], hidden=r['hidden'],
+                                both_orders=r['both_orders'], loss=r['loss'])
+    losses = []    # the training loss of every optimiser step (the trainer itself logs none)
+    run.trainer.loss.register_forward_hook(lambda module, inputs, loss: losses.append(float(loss.detach())))
     setup = time.perf_counter() - t0
     pts, train_s, eval_s = [], 0.0, 0.0
     fractions = [k / r['epochs'] for k in range(1, r['epochs'] + 1)] if curve else [1.0]
@@ -88,7 +90,7 @@ def _run(r:dict, train_df, dev_df, task:str, seed:int, curve:bool)->dict:
         t = time.perf_counter(); s = run.evaluate(); eval_s += time.perf_counter() - t
         pts.append((round(run.fraction_done, 4), s))
     return dict(dev=pts[-1][1], train_seconds=train_s, eval_seconds=eval_s, setup_seconds=setup, steps=run.total_steps,
-                curve=pts, final_train_loss=float(np.mean(run.losses[-20:])))
+                curve=pts, final_train_loss=float(np.mean(losses[-20:])))
 
 
 def main(argv=None):

@@ -133,5 +133,7 @@ def test_custom_data_through_the_experiment(env, tiny, tmp_path):
     bad = tmp_path/'bad.tsv'; bad.write_text('sentence1\tsentence2\tscore\nx\ty\t7\n')
     with pytest.raises(AugsbertError, match='outside score_range'):
         run_experiment('in_domain', profile='smoke', progress=False, method='sbert', dataset='custom', data_path=str(bad))
+    with pytest.raises(AugsbertError, match="missing column 'rating'.*-p score_column"):      # the file's own header names
+        run_experiment('in_domain', profile='smoke', progress=False, method='sbert', dataset='custom', data_path=str(bad), score_column='rating')
     with pytest.raises(AugsbertError, match='-p data_path'):
         run_experiment('in_domain', profile='smoke', progress=False, method='sbert', dataset='custom', data_path=str(tmp_path/'missing.tsv'))

@@ -41,7 +41,8 @@ def load_pairs(path, # a TSV/CSV file with a header line
     missing = [c for c in names if c not in df.columns]
     if missing:
         raise DataError(f"{path}: missing column{'s' if len(missing) > 1 else ''} {', '.join(map(repr, missing))}; the header "
-                        f"has {', '.join(map(repr, df.columns))}. Fix: pass sentence1=, sentence2=, score= naming your columns.")
+                        f"has {', '.join(map(repr, df.columns))}. Fix: name your columns: sentence1=, sentence2=, score= (in an experiment: "
+                        f"-p sentence1_column=… -p sentence2_column=… -p score_column=…).")
     df = df.drop(columns=[c for c in COLUMNS if c in df.columns and c not in names]).rename(columns=names)
     lo, hi = score_range
     raw = pd.to_numeric(df['score'], errors='coerce')
