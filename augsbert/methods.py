@@ -13,7 +13,7 @@ from .config import AugsbertError, unknown_name, family_settings
 from .cache import frame_key, stage_key, artefact_dir, cached_json, cached_folder
 from .data import PairSplits
 from .metrics import evaluate, best_threshold
-from .training import (TrainConfig, DevCurve, bi_encoder_run, cross_encoder_run, predict_pairs, precision_scope)
+from .training import (TrainConfig, DevCurve, bi_encoder_run, cross_encoder_run, predict_pairs, precision_scope, HEADS)
 from .seed_optimisation import seed_optimise
 from .sampling import SAMPLERS
 from .silver import label_pairs
@@ -96,6 +96,7 @@ def protocol_from_profile(cfg:dict, # a profile from `get_profile` (with overrid
                          )->Protocol:
     "The `Protocol` a profile defines for `method` on `dataset` (explicitly named models win over the profile's)."
     m = get_method(method)
+    if cfg['ce_head'] not in HEADS: raise unknown_name('cross-encoder head (-p ce_head)', cfg['ce_head'], HEADS)
     ml = dataset in MULTILINGUAL_DATASETS
     be = TrainConfig(epochs=cfg['epochs'], batch_size=cfg['batch_size'], lr=cfg['lr'], warmup_ratio=cfg['warmup_ratio'],
                      seed=cfg['seed'], device=cfg['device'], eval_precision=cfg['eval_precision'])
