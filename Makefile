@@ -3,6 +3,8 @@
 #   make reproduce   create .venv, install everything (CPU torch), run the main job (Snakemake), render the reports
 #   make test        same install, then the lint gate, the export check, the notebook tests (nbdev-test) and pytest
 #
+#   make table5      Table 5 on all six data sets for the MiniLM, static and mid-size students and both teachers,
+#                    Figure 1 per student, top-k sweeps, seed optimisation (hours on 2 cores; resumable)
 #   make paper       the paper's grid (profile paper: GPU, hub models);  make dry-run [GRID=paper]  what would run
 #   make docs        the HTML site in _docs/html/;  make lab  JupyterLab
 #
@@ -28,7 +30,7 @@ export MPLBACKEND := Agg
 # torch on 2 shared cores: busy-waiting OpenMP threads made training up to 10x slower (benchmarks/ce_recipes.py)
 export OMP_WAIT_POLICY ?= PASSIVE
 
-.PHONY: install reproduce paper dry-run docs outputs lab lint test test-slow check-export clean-venv
+.PHONY: install reproduce table5 paper dry-run docs outputs lab lint test test-slow check-export clean-venv
 
 install: $(STAMP)
 
@@ -53,6 +55,12 @@ SNAKEMAKE = $(BIN)/snakemake --snakefile workflow/Snakefile --profile $(SNAKEMAK
 reproduce: install
 	$(SNAKEMAKE) --cores $(CORES) --config grid=$(GRID) $(SNAKEMAKE_ARGS)
 	@echo "Reports: $$(ls $${AUGSBERT_REPORTS:-reports}/*.md | tr '\n' ' ')(figures in reports/figures/, runs in reports/runs/, job logs in $(AUGSBERT_CACHE)/workflow/logs/)"
+
+## Table 5 complete on the offline `cpu` profile (grid `table5` = main + extra + its four parts). Resumable: a
+## finished run is skipped by its marker. One part at a time: make table5 TABLE5=table5-static (or -minilm, -topk, -fig1).
+TABLE5 ?= table5
+table5:
+	$(MAKE) reproduce GRID=$(TABLE5)
 
 ## The paper's protocol (GPU and hub models): every data set and method of Table 5, the learning curve on the
 ## full STSb range, the top-k sweeps, on the `paper` profile. On a SLURM cluster, see README (workflow/profiles/slurm).

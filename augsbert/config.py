@@ -77,7 +77,7 @@ def is_offline()->bool:
     "True when `$AUGSBERT_OFFLINE` or `$HF_HUB_OFFLINE` is set to a true value: no download is attempted."
     return any(os.environ.get(k, '').lower() in ('1', 'true', 'yes', 'on') for k in ('AUGSBERT_OFFLINE', 'HF_HUB_OFFLINE'))
 
-# %% ../nbs/00_config.ipynb #b6107a3d
+# %% ../nbs/00_config.ipynb #dddd01dd
 SETTINGS = {  # family -> {key: type}; a key belongs to exactly one family
     'run': dict(
         description=str,        # one line: what the profile is for
@@ -115,6 +115,15 @@ SETTINGS = {  # family -> {key: type}; a key belongs to exactly one family
         top_k=int,              # neighbours per sentence for BM25 / semantic-search sampling
         rs_ratio=float,         # random-sampling silver pairs per gold pair
         kde_pool_ratio=float,   # random candidate pairs per gold pair labelled before the KDE filter
+        teacher=str,            # who labels the silver pairs: 'cross-encoder' (the paper) or 'bi-encoder' (ours, see augsbert.students)
+        silver_pool=str,        # the sentences silver pairs are drawn from: 'gold' (the paper) or 'train' (+ the unlabelled training text)
+    ),
+    'students': dict(
+        student=str,            # the bi-encoder being trained: 'minilm', 'minilm-cut' or 'static' (see augsbert.students)
+        static_init=str,        # static student's embeddings: 'tokens' (MiniLM's input embeddings) or 'model2vec' (distilled)
+        static_lr=float,        # static student's learning rate (a table of vectors needs a far larger one than a transformer)
+        static_epochs=int,      # static student's epochs
+        cut_layers=int,         # 'minilm-cut': the first this many transformer layers of the bi-encoder model
     ),
     'nlpaug': dict(
         nlpaug_p=float,         # SBERT-NLPAug: share of a sentence's words replaced by a WordNet synonym

@@ -8,7 +8,7 @@ from pathlib import Path
 
 # %% auto #0
 __all__ = ['PAPER', 'PAPER_MODEL', 'IN_DOMAIN', 'TABLE1_SIZES', 'BASELINE_TEST', 'BASELINE_DEV', 'TABLE5', 'TABLE5_ROW_NAMES',
-           'paper_row']
+           'TOP_K', 'TOPK_TABLES', 'paper_row']
 
 # %% ../nbs/05_paper.ipynb #97f7987e
 PAPER = 'Thakur et al. (2021), Augmented SBERT, NAACL'
@@ -62,3 +62,14 @@ def _table(rows:dict)->dict:
 
 TABLE5 = _table(_T5)   # method -> data set -> (mean, std); std None where the paper gives none
 TABLE5_ROW_NAMES = _T5_ROWS
+
+# %% ../nbs/05_paper.ipynb #cb5a91e1
+TOP_K = (3, 5, 7, 9, 12, 18)
+_T9 = {'sts-es': '73.67 75.08 74.83 74.71 73.89 72.82', 'bws-cross-topic': '60.02 60.23 61.48 60.65 60.89 61.47',
+       'bws-in-topic': '66.26 68.63 67.49 67.38 67.74 68.08', 'quora-qp': '79.01 78.68 78.49 78.40 78.46 77.75',
+       'mrpc': '85.46 85.17 85.03 84.15 84.24 84.27'}
+_T10 = {'sts-es': '73.84 74.22 74.99 74.31 74.22 73.61', 'bws-cross-topic': '60.57 60.51 60.76 61.04 60.74 60.87',
+        'bws-in-topic': '65.39 68.06 67.01 66.78 66.95 65.93', 'quora-qp': '77.20 76.65 76.41 76.68 76.33 76.32',
+        'mrpc': '82.42 82.18 82.20 81.86 81.81 81.91'}
+TOPK_TABLES = {m: {d: dict(zip(TOP_K, map(float, v.split()))) for d, v in t.items()}
+               for m, t in (('augsbert-bm25', _T9), ('augsbert-ss', _T10))}   # method -> data set -> k -> mean test score

@@ -15,7 +15,7 @@ from .metrics import tokenize
 # %% auto #0
 __all__ = ['PAIR_COLUMNS', 'SAMPLERS', 'unique_sentences', 'gold_pair_keys', 'exclude_gold', 'sample_random', 'bm25_top_k',
            'sample_bm25', 'semantic_top_k', 'sample_semantic', 'sample_bm25_semantic', 'kde_keep_probability',
-           'sample_kde', 'Sampler', 'sample_pairs']
+           'sample_kde', 'Sampler', 'sample_pairs', 'silver_pairs_estimate', 'check_silver_memory']
 
 # %% ../nbs/08_sampling.ipynb #3585fe22
 PAIR_COLUMNS = ['sentence1', 'sentence2']
@@ -49,11 +49,11 @@ def exclude_gold(pairs:pd.DataFrame, # candidate pairs: columns sentence1, sente
     keep = [((a, b) if a <= b else (b, a)) not in keys for a, b in zip(pairs['sentence1'], pairs['sentence2'])]
     return pairs[np.array(keep, dtype=bool)].reset_index(drop=True)
 
-# %% ../nbs/08_sampling.ipynb #51aee81a
+# %% ../nbs/08_sampling.ipynb #bd3946a4
 class _Pool:
-    "The unique sentences of a gold set, their positions, and the codes of the gold pairs."
-    def __init__(self, gold_df:pd.DataFrame):
-        self.sentences = unique_sentences(gold_df)
+    "The unique sentences of a gold set (then any unlabelled ones), their positions, and the codes of the gold pairs."
+    def __init__(self, gold_df:pd.DataFrame, unlabelled=()):
+        self.sentences = list(dict.fromkeys(unique_sentences(gold_df) + [s for s in unlabelled if isinstance(s, str) and s.strip()]))
         self.n = len(self.sentences)
         pos = {s: i for i, s in enumerate(self.sentences)}
         i = np.array([pos[s] for s in gold_df['sentence1']], dtype=np.int64)
@@ -84,7 +84,7 @@ class _Pool:
         return pd.DataFrame({'sentence1': s[codes // self.n] if len(codes) else np.array([], dtype=object),
                              'sentence2': s[codes % self.n] if len(codes) else np.array([], dtype=object)})
 
-# %% ../nbs/08_sampling.ipynb #209bc033
+# %% ../nbs/08_sampling.ipynb #16edcbe1
 def _random_codes(pool:_Pool, n:int, rng:np.random.Generator, progress:bool)->np.ndarray:
     "`n` distinct candidate codes drawn uniformly without replacement, in draw order."
     avail = pool.n_candidates()
@@ -111,13 +111,14 @@ def sample_random(gold_df:pd.DataFrame, # gold pairs: columns sentence1, sentenc
                   n:int|None=None, # number of pairs to draw
                   ratio:float|None=None, # or: pairs per gold pair (n = round(ratio * len(gold_df)))
                   seed:int=0, # random seed
-                  progress:bool=True # show a progress bar
+                  progress:bool=True, # show a progress bar
+                  unlabelled=() # more sentences to pair (unlabelled in-domain text); n stays a count of pairs
                  )->pd.DataFrame:
     "`n` random unordered pairs of gold sentences, none of them a self-pair or a gold pair (R.S.)."
     if (n is None) == (ratio is None): raise AugsbertError("sample_random needs exactly one of n (pairs) or ratio (pairs per gold pair).")
     if n is None: n = int(round(ratio * len(gold_df)))
     if n < 0: raise AugsbertError(f"cannot sample a negative number of pairs (n = {n}).")
-    pool = _Pool(gold_df)
+    pool = _Pool(gold_df, unlabelled)
     avail = pool.n_candidates()
     if n > avail:
         raise AugsbertError(f"asked for {n:,} random pairs but only {avail:,} exist: {pool.n:,} unique sentences give "
@@ -189,7 +190,7 @@ def bm25_top_k(sentences:list[str], # the corpus; every sentence is also a query
             out.append(_top_rows(S, lo, top_k)); bar.update(hi - lo)
     return np.concatenate([o[0] for o in out]), np.concatenate([o[1] for o in out])
 
-# %% ../nbs/08_sampling.ipynb #d441c728
+# %% ../nbs/08_sampling.ipynb #f84b22a7
 def _knn_codes(pool:_Pool, idx:np.ndarray)->np.ndarray:
     "Sorted unique non-gold codes of the pairs (query i, neighbour idx[i, r])."
     i = np.repeat(np.arange(len(idx)), idx.shape[1]) if idx.size else np.empty(0, dtype=np.int64)
@@ -199,14 +200,15 @@ def sample_bm25(gold_df:pd.DataFrame, # gold pairs: columns sentence1, sentence2
                 top_k:int=3, # BM25 neighbours per sentence (the paper: 3 to 18, best 3 or 5)
                 fast:bool=True, # vectorised scoring, identical to rank_bm25 (see `bm25_top_k`)
                 k1:float=1.5, b:float=0.75, # BM25Okapi's parameters
-                progress:bool=True # show a progress bar
+                progress:bool=True, # show a progress bar
+                unlabelled=() # more sentences: queries and candidates too
                )->pd.DataFrame:
     "Each unique gold sentence paired with its `top_k` BM25 neighbours: unordered, no self or gold pairs (BM25)."
-    pool = _Pool(gold_df)
+    pool = _Pool(gold_df, unlabelled)
     idx, _ = bm25_top_k(pool.sentences, top_k, fast=fast, k1=k1, b=b, progress=progress)
     return pool.frame(_knn_codes(pool, idx))
 
-# %% ../nbs/08_sampling.ipynb #24ca26fe
+# %% ../nbs/08_sampling.ipynb #e4ce2ac9
 def semantic_top_k(sentences:list[str], # the corpus; every sentence is also a query
                    model, # a bi-encoder: a `SentenceTransformer` (anything with `.encode(sentences, ...)`)
                    top_k:int=3, # neighbours per sentence (other than itself)
@@ -235,27 +237,29 @@ def sample_semantic(gold_df:pd.DataFrame, # gold pairs: columns sentence1, sente
                     top_k:int=3, # neighbours per sentence (the paper: 3 to 18, best 3 to 7)
                     model=None, # the bi-encoder (`SentenceTransformer`), in the paper one trained on the gold pairs
                     batch_size:int=64, # encoding batch size
-                    progress:bool=True # show the encoding progress bar
+                    progress:bool=True, # show the encoding progress bar
+                    unlabelled=() # more sentences: queries and candidates too
                    )->pd.DataFrame:
     "Each unique gold sentence paired with its `top_k` nearest sentences under `model`: unordered, no self or gold pairs (S.S.)."
     if model is None:
         raise AugsbertError("semantic search sampling needs a bi-encoder: pass model=SentenceTransformer(...) — in the paper, "
                             "SBERT fine-tuned on the gold pairs (e.g. augsbert.models.load_bi_encoder() for the packaged MiniLM).")
-    pool = _Pool(gold_df)
+    pool = _Pool(gold_df, unlabelled)
     idx, _ = semantic_top_k(pool.sentences, model, top_k, batch_size=batch_size, progress=progress)
     return pool.frame(_knn_codes(pool, idx))
 
-# %% ../nbs/08_sampling.ipynb #2316264a
+# %% ../nbs/08_sampling.ipynb #73bd2c51
 def sample_bm25_semantic(gold_df:pd.DataFrame, # gold pairs: columns sentence1, sentence2
                          top_k:int=3, # neighbours per sentence, for each of the two retrievers
                          model=None, # the bi-encoder for the semantic search (see `sample_semantic`)
                          batch_size:int=64, # encoding batch size
                          fast:bool=True, # vectorised BM25 (see `bm25_top_k`)
-                         progress:bool=True # show progress bars
+                         progress:bool=True, # show progress bars
+                         unlabelled=() # more sentences: queries and candidates too
                         )->pd.DataFrame:
     "The union of the BM25 and the semantic-search pairs, each unordered pair once (BM25 + S.S.)."
     if model is None: raise AugsbertError("BM25 + semantic search sampling needs a bi-encoder: pass model=SentenceTransformer(...).")
-    pool = _Pool(gold_df)
+    pool = _Pool(gold_df, unlabelled)
     b_idx, _ = bm25_top_k(pool.sentences, top_k, fast=fast, progress=progress)
     s_idx, _ = semantic_top_k(pool.sentences, model, top_k, batch_size=batch_size, progress=progress)
     return pool.frame(np.union1d(_knn_codes(pool, b_idx), _knn_codes(pool, s_idx)))
@@ -305,7 +309,7 @@ def sample_kde(candidates:pd.DataFrame, # labelled candidate pairs: sentence1, s
     else: raise unknown_name('task', task, ['regression', 'classification'])
     return candidates[keep].reset_index(drop=True)
 
-# %% ../nbs/08_sampling.ipynb #cf4ce6a3
+# %% ../nbs/08_sampling.ipynb #cd2a2269
 @dataclass(frozen=True)
 class Sampler:
     "One sampling strategy: draw candidate pairs from the gold set, and (optionally) filter them once labelled."
@@ -313,29 +317,33 @@ class Sampler:
     slug: str              # the method name's suffix: augsbert-<slug>
     title: str             # the paper's name, e.g. 'BM25'
     size_key: str          # the [augsbert] setting that sizes it: 'top_k', or a ratio of pairs per gold pair
-    draw: Callable         # (gold_df, size, model, seed, progress) -> candidate pairs (sentence1, sentence2)
+    draw: Callable         # (gold_df, size, model, seed, progress, unlabelled) -> candidate pairs (sentence1, sentence2)
     needs_model: bool = False   # draw needs a bi-encoder (the paper: SBERT trained on the gold pairs)
     keep: Callable|None = None  # (labelled candidates, gold scores, task, seed) -> the kept ones (KDE)
 
 def _ratio(gold_df, ratio): return int(round(ratio * len(gold_df)))
 
 SAMPLERS = {s.name: s for s in [
-    Sampler('random', 'rs', 'R.S.', 'rs_ratio', lambda g, r, m, seed, p: sample_random(g, n=_ratio(g, r), seed=seed, progress=p)),
-    Sampler('kde', 'kde', 'KDE', 'kde_pool_ratio', lambda g, r, m, seed, p: sample_random(g, n=_ratio(g, r), seed=seed, progress=p),
+    Sampler('random', 'rs', 'R.S.', 'rs_ratio',
+            lambda g, r, m, seed, p, u=(): sample_random(g, n=_ratio(g, r), seed=seed, progress=p, unlabelled=u)),
+    Sampler('kde', 'kde', 'KDE', 'kde_pool_ratio',
+            lambda g, r, m, seed, p, u=(): sample_random(g, n=_ratio(g, r), seed=seed, progress=p, unlabelled=u),
             keep=lambda lab, gold, task, seed: sample_kde(lab, gold, task, seed=seed)),
-    Sampler('bm25', 'bm25', 'BM25', 'top_k', lambda g, k, m, seed, p: sample_bm25(g, top_k=k, progress=p)),
-    Sampler('semantic', 'ss', 'S.S.', 'top_k', lambda g, k, m, seed, p: sample_semantic(g, top_k=k, model=m, progress=p), needs_model=True),
+    Sampler('bm25', 'bm25', 'BM25', 'top_k', lambda g, k, m, seed, p, u=(): sample_bm25(g, top_k=k, progress=p, unlabelled=u)),
+    Sampler('semantic', 'ss', 'S.S.', 'top_k',
+            lambda g, k, m, seed, p, u=(): sample_semantic(g, top_k=k, model=m, progress=p, unlabelled=u), needs_model=True),
     Sampler('bm25-semantic', 'bm25-ss', 'BM25+S.S.', 'top_k',
-            lambda g, k, m, seed, p: sample_bm25_semantic(g, top_k=k, model=m, progress=p), needs_model=True),
+            lambda g, k, m, seed, p, u=(): sample_bm25_semantic(g, top_k=k, model=m, progress=p, unlabelled=u), needs_model=True),
 ]}
 
-# %% ../nbs/08_sampling.ipynb #4a4f31eb
+# %% ../nbs/08_sampling.ipynb #38cac17b
 def sample_pairs(strategy:str, # a name in `SAMPLERS`: 'random', 'kde' (its pool), 'bm25', 'semantic', 'bm25-semantic'
                  gold_df:pd.DataFrame, # gold pairs: columns sentence1, sentence2
                  size:float=3, # top_k (bm25, semantic, bm25-semantic) or pairs per gold pair (random, kde)
                  model=None, # the bi-encoder (semantic, bm25-semantic)
                  seed:int=0, # random seed (random, kde)
-                 progress:bool=True # show progress bars
+                 progress:bool=True, # show progress bars
+                 unlabelled=() # more sentences to pair beside the gold ones (e.g. the rest of the training text, unlabelled)
                 )->pd.DataFrame:
     "Unordered candidate pairs (`sentence1, sentence2`) of the gold sentences by `strategy`; possibly empty, never gold or self-pairs."
     if strategy not in SAMPLERS: raise unknown_name('sampling strategy', strategy, SAMPLERS)
@@ -343,4 +351,41 @@ def sample_pairs(strategy:str, # a name in `SAMPLERS`: 'random', 'kde' (its pool
     if s.needs_model and model is None:
         raise AugsbertError(f"{s.title} sampling needs a bi-encoder: pass model=SentenceTransformer(...) — in the paper, SBERT "
                             "fine-tuned on the gold pairs (augsbert.models.load_bi_encoder() gives the packaged MiniLM).")
-    return s.draw(gold_df, size, model, seed, progress)
+    return s.draw(gold_df, size, model, seed, progress, unlabelled)
+
+# %% ../nbs/08_sampling.ipynb #2355015c
+def silver_pairs_estimate(strategy:str, # a name in `SAMPLERS`
+                          gold_pairs:int, # gold training pairs
+                          sentences:int, # sentences in the pool (gold + unlabelled)
+                          size:float # top_k, or pairs per gold pair
+                         )->int:
+    "At most how many candidate pairs `strategy` returns: sentences × top_k (twice for BM25+S.S.), or ratio × gold pairs."
+    s = SAMPLERS[strategy]
+    if s.size_key == 'top_k': return int(sentences * int(size) * (2 if strategy == 'bm25-semantic' else 1))
+    return int(round(size * gold_pairs))
+
+def check_silver_memory(strategy:str, # a name in `SAMPLERS`
+                        gold_df:pd.DataFrame, # gold pairs
+                        size:float, # top_k, or pairs per gold pair
+                        unlabelled=(), # more sentences in the pool
+                        available:int|None=None # bytes available (default: what the machine has free now)
+                       )->dict:
+    "The estimated pairs and bytes of a silver set; an `AugsbertError` if that is more than half of `available`."
+    if strategy not in SAMPLERS: raise unknown_name('sampling strategy', strategy, SAMPLERS)
+    if available is None:
+        import psutil
+        available = psutil.virtual_memory().available
+    sents = list(dict.fromkeys(unique_sentences(gold_df) + list(unlabelled)))
+    look = sents[:20_000]
+    mean = float(np.mean([len(x) for x in look])) if look else 0.0
+    pairs = silver_pairs_estimate(strategy, len(gold_df), len(sents), size)
+    per_pair = 6 * (mean + 50)
+    need = int(pairs * per_pair + len(sents) * (mean + 50 + 4 * 384 + 200))
+    out = dict(pairs=pairs, sentences=len(sents), bytes=need, available=int(available))
+    if need > available / 2:
+        fine = max(0, int((available / 2 - len(sents) * (mean + 50 + 4 * 384 + 200)) / per_pair))
+        raise AugsbertError(f"{SAMPLERS[strategy].title} on a pool of {len(sents):,} sentences would make up to {pairs:,} silver pairs, "
+                            f"about {need / 2**30:.1f} GiB in memory, more than half of the {available / 2**30:.1f} GiB available. "
+                            f"Fine here: up to about {fine:,} pairs. Lower top_k / the ratio, use -p silver_pool=gold, "
+                            f"or cap the data set (-p max_train_pairs).")
+    return out

@@ -49,7 +49,8 @@ def test_method_runs(env, tiny, method):
 def test_rerun_is_cached_and_identical(env, tiny):
     first = read_json(_run(tiny, 'augsbert-bm25')/'metrics.json')
     out = _run(tiny, 'augsbert-bm25')
-    assert read_json(out/'metrics.json') == first
+    no_speed = lambda m: {k: v for k, v in m.items() if k != 'throughput'}   # measured anew on every run
+    assert no_speed(read_json(out/'metrics.json')) == no_speed(first)
     assert read_json(out/'provenance.json')['timings'] == {}      # nothing was trained or labelled again
 
 def test_unknown_method_fails_before_data_loads(env, tiny, monkeypatch):

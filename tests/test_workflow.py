@@ -45,14 +45,16 @@ def main_dry_run(tmp_path_factory): return dry_run(tmp_path_factory.mktemp('main
 def paper_dry_run(tmp_path_factory): return dry_run(tmp_path_factory.mktemp('paper'), '--config', 'grid=paper')
 
 def test_main_job(main_dry_run):
-    assert job_stats(main_dry_run) == dict(run_datasets=1, run_in_domain=13, report_datasets=1, report_in_domain=1, all=1)
+    assert job_stats(main_dry_run) == dict(run_datasets=1, run_in_domain=14, report_datasets=1, report_in_domain=1, all=1)
     cmds = commands(main_dry_run)
-    assert len(cmds) == 14 and {p for _, p, _ in cmds.values()} == {'cpu'}
+    assert len(cmds) == 15 and {p for _, p, _ in cmds.values()} == {'cpu'}
     assert cmds['cpu'] == ('datasets', 'cpu', [])
     assert cmds['cpu_dataset-stsb_method-sbert'] == ('in_domain', 'cpu', ['dataset=stsb', 'method=sbert'])
     assert cmds['cpu_fig6_seed-curves'][2] == ['dataset=stsb', 'method=sbert', 'seeds=8', 'max_train_pairs=250',
                                                'curve_points=0.1,0.2,0.3,0.5,0.7']
-    for name in ('cpu_dataset-stsb_method-augsbert-bm25', 'cpu_dataset-stsb_max_train_pairs-1000_method-bert',
+    assert cmds['cpu_dataset-stsb_method-augsbert-bm25_student-static_teacher-bi-encoder'][2] == [
+        'dataset=stsb', 'method=augsbert-bm25', 'student=static', 'teacher=bi-encoder']
+    for name in ('cpu_dataset-stsb_method-augsbert-bm25', 'cpu_dataset-stsb_method-sbert_student-static',
                  'cpu_dataset-sts-es_method-augsbert-kde_silver_only-True'):
         assert name in cmds
     assert 'augsbert report in_domain -p profile=cpu' in main_dry_run
@@ -85,7 +87,7 @@ def test_slurm_profile(tmp_path):
 def test_finished_runs_are_not_rerun(tmp_path, main_dry_run):
     "Markers present and newer than their inputs: nothing to do. A rerun run re-renders its report, not the runs after it."
     markers = sorted(set(re.findall(r'output: (\S+\.done)', dry_run(tmp_path))))
-    assert len(markers) == 16
+    assert len(markers) == 17
     t = time.time() + 60
     for m in markers:   # runs first, reports a minute later, as a finished workflow leaves them
         Path(m).parent.mkdir(parents=True, exist_ok=True); Path(m).touch()
@@ -94,6 +96,33 @@ def test_finished_runs_are_not_rerun(tmp_path, main_dry_run):
     bert = next(m for m in markers if m.endswith('/cpu_dataset-stsb_method-bert.done'))
     os.utime(bert, (t, t + 120))   # the teacher's cell ran again; the AugSBERT cells are only ordered after it
     assert job_stats(dry_run(tmp_path)) == dict(report_in_domain=1, all=1)
+
+@pytest.mark.parametrize('grid,runs', [('table5-static', 85), ('table5-minilm', 50), ('table5-topk', 20 + 85),
+                                       ('table5-fig1', 12), ('table5', 165)])
+def test_table5_grids(tmp_path, grid, runs):
+    "`make table5`: its parts, each runnable alone (table5-topk includes the cells it follows), and their union."
+    out = dry_run(tmp_path, '--config', f'grid={grid}')
+    assert job_stats(out)['run_in_domain'] == runs
+    cmds = commands(out)
+    assert {p for _, p, _ in cmds.values()} == {'cpu'}
+    if grid == 'table5':
+        ds = {a.split('=')[1] for _, _, args in cmds.values() for a in args if a.startswith('dataset=')}
+        assert ds == {'stsb', 'sts-es', 'bws-cross-topic', 'bws-in-topic', 'quora-qp', 'mrpc'}
+        for name in ('cpu_dataset-mrpc_method-augsbert-bm25-ss', 'cpu_dataset-quora-qp_method-augsbert-kde_student-static_teacher-bi-encoder',
+                     'cpu_dataset-stsb_max_train_pairs-0_method-sbert_student-static', 'cpu_dataset-stsb_method-sbert_seed_optimisation-True',
+                     'cpu_dataset-bws-cross-topic_method-augsbert-ss_student-static_teacher-cross-encoder_top_k-18'):
+            assert name in cmds, name
+
+@pytest.mark.parametrize('grids,message', [
+    ("  a: {profile: smoke, include: [b]}\n  b: {profile: smoke, include: [a]}\n", "includes itself"),
+    ("  a: {profile: smoke, include: [b]}\n  b: {profile: cpu, experiments: {}}\n", "includes 'b' (profile cpu)"),
+    ("  a: {profile: smoke, include: [c]}\n", "no grid 'c'"),
+])
+def test_include_errors(tmp_path, grids, message):
+    cfg = tmp_path/'bad.yaml'
+    cfg.write_text("grid: a\ngrids:\n" + grids)
+    r = snakemake(tmp_path, '--dry-run', '--configfile', str(cfg))
+    assert r.returncode != 0 and message in r.stdout + r.stderr
 
 @pytest.mark.parametrize('entry,message', [
     ("{params: {datset: stsb, method: sbert}}", "'datset' is not a parameter of nbs/experiments/in_domain.ipynb"),

@@ -1,0 +1,73 @@
+"""Integration: every student, both teachers and both silver pools through the `in_domain` papermill experiment on a
+tiny random BERT (smoke profile), and the bad inputs of each, which fail before any model is trained."""
+from pathlib import Path
+import pytest
+from conftest import needs_data
+from augsbert.config import AugsbertError
+from augsbert.methods import TEACHERS, SILVER_POOLS
+from augsbert.runs import run_experiment, read_json
+from augsbert.students import STUDENTS
+
+pytestmark = needs_data
+
+@pytest.fixture(scope='module')
+def tiny(tmp_path_factory):
+    from augsbert.testing import make_tiny_bert
+    return str(make_tiny_bert(tmp_path_factory.mktemp('models')/'tiny-bert'))
+
+@pytest.fixture(scope='module')
+def env(tmp_path_factory):
+    base = tmp_path_factory.mktemp('students')
+    mp = pytest.MonkeyPatch()
+    mp.setenv('AUGSBERT_REPORTS', str(base/'reports')); mp.setenv('AUGSBERT_CACHE', str(base/'cache'))
+    yield base
+    mp.undo()
+
+def _run(tiny, method, **kw):
+    kw = {'cut_layers': 1, 'static_init': 'tokens', **kw}
+    kw = {k: v for k, v in kw.items() if not (k == 'cut_layers' and kw.get('student') != 'minilm-cut')
+          and not (k == 'static_init' and kw.get('student') != 'static')}
+    return run_experiment('in_domain', profile='smoke', progress=False, dataset='sts-es', method=method,
+                          bi_encoder=tiny, cross_encoder=tiny, max_train_pairs=32, **kw)
+
+@pytest.mark.parametrize('student', list(STUDENTS))
+def test_every_student_trains(env, tiny, student):
+    m = read_json(_run(tiny, 'sbert', student=student)/'metrics.json')
+    assert m['student'] == student and -100 <= m['test_mean'] <= 100
+    assert m['throughput']['unit'] == 'sentences/s' and m['throughput']['per_second'] > 0 and m['throughput']['batch_size'] == 64
+
+@pytest.mark.parametrize('teacher', TEACHERS)
+def test_both_teachers_label_the_silver_pairs(env, tiny, teacher):
+    out = _run(tiny, 'augsbert-rs', student='static', teacher=teacher)
+    m, prov = read_json(out/'metrics.json'), read_json(out/'provenance.json')
+    assert m['teacher'] == teacher and m['silver']['pairs'] > 0 and m['student'] == 'static'
+    assert ('cross-encoder training' in prov['timings']) == (teacher == 'cross-encoder')
+    assert len(prov['models']) == (2 if teacher == 'cross-encoder' else 1)
+
+@pytest.mark.parametrize('pool', SILVER_POOLS)
+def test_silver_pools(env, tiny, pool):
+    m = read_json(_run(tiny, 'augsbert-bm25', student='static', silver_pool=pool)/'metrics.json')
+    assert m['silver_pool'] == pool and (m['unlabelled_sentences'] > 0) == (pool == 'train')
+    gold = read_json(_run(tiny, 'augsbert-bm25', student='static')/'metrics.json')
+    assert (m['silver']['pairs'] > gold['silver']['pairs']) == (pool == 'train')     # more text, more BM25 neighbours
+
+@pytest.mark.parametrize('kw, match', [
+    (dict(student='statik'), "unknown student.*did you mean 'static'"),
+    (dict(student='static', lr=1e-3), 'static_lr'),                                  # a transformer-only setting
+    (dict(student='minilm', cut_layers=2), 'not a setting of student'),
+    (dict(method='augsbert-rs', teacher='bi-encoder'), 'cannot teach itself'),       # default student: minilm
+    (dict(method='augsbert-rs', teacher='human'), 'unknown teacher'),
+    (dict(method='augsbert-rs', silver_pool='web'), 'unknown silver pool'),
+    (dict(method='bert', student='static'), "method 'bert' trains only the cross-encoder"),
+])
+def test_bad_choices_fail_before_data_loads(env, tiny, monkeypatch, kw, match):
+    monkeypatch.setenv('AUGSBERT_DATA_MIRROR', '/nonexistent')      # loading would fail: the check comes first
+    kw = {'method': 'sbert', **kw}
+    with pytest.raises(AugsbertError, match=match):
+        run_experiment('in_domain', profile='smoke', progress=False, dataset='sts-es', bi_encoder=tiny, cross_encoder=tiny, **kw)
+
+def test_a_silver_set_too_large_for_memory_fails_before_training(env, tiny):
+    before = sorted(Path(env/'cache').rglob('_done.json')) if (env/'cache').exists() else []
+    with pytest.raises(AugsbertError, match='more than half of the .* GiB available'):
+        _run(tiny, 'augsbert-bm25', student='static', silver_pool='train', top_k=10**9)
+    assert sorted(Path(env/'cache').rglob('_done.json')) == before        # nothing trained, sampled or labelled
