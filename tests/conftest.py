@@ -21,3 +21,18 @@ def reports(tmp_path, monkeypatch):
     "A private reports folder, so tests never touch the committed reports/."
     monkeypatch.setenv('AUGSBERT_REPORTS', str(tmp_path/'reports'))
     return tmp_path/'reports'
+
+@pytest.fixture(scope='module')
+def tiny(tmp_path_factory):
+    "A tiny random BERT folder (MiniLM's tokenizer), one per test module."
+    from augsbert.testing import make_tiny_bert
+    return str(make_tiny_bert(tmp_path_factory.mktemp('models')/'tiny-bert'))
+
+@pytest.fixture(scope='module')
+def env(tmp_path_factory):
+    "A private reports folder and cache for one test module (its runs share cached stages, never the repository's)."
+    base = tmp_path_factory.mktemp('runs')
+    mp = pytest.MonkeyPatch()
+    mp.setenv('AUGSBERT_REPORTS', str(base/'reports')); mp.setenv('AUGSBERT_CACHE', str(base/'cache'))
+    yield base
+    mp.undo()

@@ -10,18 +10,6 @@ from augsbert.runs import run_experiment, render_report, read_json
 
 pytestmark = needs_data
 
-@pytest.fixture(scope='module')
-def tiny(tmp_path_factory):
-    from augsbert.testing import make_tiny_bert
-    return str(make_tiny_bert(tmp_path_factory.mktemp('models')/'tiny-bert'))
-
-@pytest.fixture(scope='module')
-def env(tmp_path_factory):
-    base = tmp_path_factory.mktemp('in_domain')
-    mp = pytest.MonkeyPatch()
-    mp.setenv('AUGSBERT_REPORTS', str(base/'reports')); mp.setenv('AUGSBERT_CACHE', str(base/'cache'))
-    yield base
-    mp.undo()
 
 def _run(tiny, method, **kw):
     return run_experiment('in_domain', profile='smoke', progress=False, dataset='sts-es', method=method,
