@@ -78,7 +78,8 @@ def test_interrupted_labelling_resumes_to_same_metrics(tmp_path, tiny, monkeypat
     monkeypatch.setattr(pipeline, 'predict_pairs', real)
     resumed, timings = pipeline.run_method('augsbert-bm25', data, proto, progress=False)
     assert 'cross-encoder training' not in timings           # the cross-encoder came from the cache
-    assert resumed == clean
+    no_speed = lambda m: {k: v for k, v in m.items() if k != 'throughput'}   # measured anew on every run
+    assert no_speed(resumed) == no_speed(clean)
 
 def test_in_domain_report(env, tiny):
     _run(tiny, 'sbert'); _run(tiny, 'bert')
