@@ -1,0 +1,55 @@
+"""Encoding throughput of the teacher and every student, interleaved in one process (ratios against MiniLM-L6).
+
+    AUGSBERT_DATA_MIRROR=../shared/data .venv/bin/python benchmarks/throughput.py --out benchmarks/results/throughput_stsb.json
+
+Every experiment run measures its own model's throughput (`augsbert.methods.measure_throughput`), but a run's
+number depends on what else the machine did at the time. Here all models are timed in rounds, one after the
+other in each round, on the same STSb test sentences (1,000; the cross-encoder: 500 pairs, in pairs/s), batch 64,
+with the threads torch has; the median round counts, and each model's speed is also given as a ratio to
+MiniLM-L6's in the same rounds, which cancels most of a shared slowdown. Mind the units: a bi-encoder's cost is
+per sentence and reused by every pair the sentence is in; a cross-encoder's is per pair (n sentences compared
+all-against-all: n encodings vs n(n-1)/2 pair scores). On 2 CPU cores with short STS sentences a pair (about
+twice the tokens) costs only about 1.3x a sentence, so per item the cross-encoder is not the slower one.
+"""
+import argparse, json, os, platform
+os.environ.setdefault('OMP_WAIT_POLICY', 'PASSIVE')
+import numpy as np
+import torch
+from augsbert.config import atomic_write, get_profile
+from augsbert.data import load_dataset
+from augsbert.models import DEFAULT_MODEL
+from augsbert.students import STUDENTS, make_student, student_options, student_title, throughput
+from augsbert.training import make_cross_encoder
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
+    ap.add_argument('--rounds', type=int, default=5)
+    ap.add_argument('--out', default='benchmarks/results/throughput_stsb.json')
+    a = ap.parse_args()
+    sp = load_dataset('stsb')
+    sents = list(dict.fromkeys(list(sp.test['sentence1']) + list(sp.test['sentence2'])))[:1000]
+    pairs = list(zip(sp.test['sentence1'], sp.test['sentence2']))[:500]
+    cfg = get_profile('cpu')
+    models = {'cross-encoder (MiniLM-L6)': (make_cross_encoder(DEFAULT_MODEL, head=cfg['ce_head']), pairs, 1)}
+    for name in STUDENTS:
+        inits = ['model2vec', 'tokens'] if name == 'static' else [None]
+        for init in inits:
+            opts = student_options(dict(cfg, student=name, **({'static_init': init} if init else {})), name)
+            models[student_title(name, opts)] = (make_student(name, DEFAULT_MODEL, opts), sents, 1)
+    per = {m: [] for m in models}
+    for r in range(a.rounds):
+        for m, (model, items, per_item) in models.items():
+            per[m].append(per_item * throughput(model, items, 64, repeats=1)['per_second'])
+        print(f"round {r + 1}: " + ', '.join(f"{m} {v[-1]:,.0f}" for m, v in per.items()), flush=True)
+    ref = np.array(per['MiniLM-L6'])
+    res = dict(setup=dict(sentences=len(sents), pairs=len(pairs), batch_size=64, rounds=a.rounds, threads=torch.get_num_threads(),
+                          machine=platform.processor() or platform.machine(), torch=torch.__version__,
+                          unit='sentences/s (bi-encoders), pairs/s (cross-encoder)'),
+               models={m: dict(median=float(np.median(v)), min=float(np.min(v)), max=float(np.max(v)),
+                               ratio_to_minilm=float(np.median(np.array(v) / ref))) for m, v in per.items()})
+    with atomic_write(a.out) as f: json.dump(res, f, indent=1)
+    for m, v in res['models'].items(): print(f"{m:32s} {v['median']:10,.0f} /s  ({v['ratio_to_minilm']:.2f}x MiniLM-L6)")
+
+if __name__ == '__main__':
+    main()
