@@ -49,18 +49,20 @@ GRID     ?= main
 CORES    ?= 2
 SNAKEMAKE_PROFILE ?= workflow/profiles/local
 SNAKEMAKE_ARGS    ?=
+SNAKEMAKE_CONFIG  ?=
 SNAKEMAKE = $(BIN)/snakemake --snakefile workflow/Snakefile --profile $(SNAKEMAKE_PROFILE)
 
 ## The main job (grid `main`, `cpu` profile): the data-set experiment, the in-domain cells, then the reports.
 reproduce: install
-	$(SNAKEMAKE) --cores $(CORES) --config grid=$(GRID) $(SNAKEMAKE_ARGS)
+	$(SNAKEMAKE) --cores $(CORES) --config grid=$(GRID) $(SNAKEMAKE_CONFIG) $(SNAKEMAKE_ARGS)
 	@echo "Reports: $$(ls $${AUGSBERT_REPORTS:-reports}/*.md | tr '\n' ' ')(figures in reports/figures/, runs in reports/runs/, job logs in $(AUGSBERT_CACHE)/workflow/logs/)"
 
-## Table 5 complete on the offline `cpu` profile (grid `table5` = main + extra + its four parts). Resumable: a
-## finished run is skipped by its marker. One part at a time: make table5 TABLE5=table5-static (or -minilm, -topk, -fig1).
+## Table 5 complete on the offline `cpu` profile (grid `table5` = main + extra + its four parts). Resumable across
+## sessions and machines: a run committed in reports/runs/ counts as done (adopt_committed), so only missing runs are
+## made. One part at a time: make table5 TABLE5=table5-static (or -minilm, -topk, -fig1).
 TABLE5 ?= table5
 table5:
-	$(MAKE) reproduce GRID=$(TABLE5)
+	$(MAKE) reproduce GRID=$(TABLE5) SNAKEMAKE_CONFIG="adopt_committed=true"
 
 ## The paper's protocol (GPU and hub models): every data set and method of Table 5, the learning curve on the
 ## full STSb range, the top-k sweeps, on the `paper` profile. On a SLURM cluster, see README (workflow/profiles/slurm).

@@ -113,6 +113,17 @@ def test_table5_grids(tmp_path, grid, runs):
                      'cpu_dataset-bws-cross-topic_method-augsbert-ss_student-static_teacher-cross-encoder_top_k-18'):
             assert name in cmds, name
 
+def test_table5_adopts_committed_runs(tmp_path):
+    "With adopt_committed (make table5) a run committed in reports/runs/ is not made again; without it, every run is."
+    for name in ('cpu_dataset-stsb_method-bert', 'cpu_dataset-stsb_method-sbert_student-static'):   # two "committed" runs
+        for tmp in (tmp_path/'plain', tmp_path/'adopt'):
+            run = tmp/'reports'/'runs'/'in_domain'/name
+            run.mkdir(parents=True); (run/'metrics.json').write_text('{}')
+    plain = job_stats(dry_run(tmp_path/'plain', '--config', 'grid=main'))['run_in_domain']
+    adopted = job_stats(dry_run(tmp_path/'adopt', '--config', 'grid=main', 'adopt_committed=true'))['run_in_domain']
+    assert (plain, adopted) == (14, 12)
+    assert (tmp_path/'adopt'/'cache'/'workflow'/'in_domain'/'cpu_dataset-stsb_method-bert.done').read_text().endswith('(adopted: a committed run)\n')
+
 @pytest.mark.parametrize('grids,message', [
     ("  a: {profile: smoke, include: [b]}\n  b: {profile: smoke, include: [a]}\n", "includes itself"),
     ("  a: {profile: smoke, include: [b]}\n  b: {profile: cpu, experiments: {}}\n", "includes 'b' (profile cpu)"),
