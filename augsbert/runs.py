@@ -108,7 +108,7 @@ def read_json(path)->dict:
     except FileNotFoundError: raise AugsbertError(f"{path} does not exist: run the experiment first.") from None
     except json.JSONDecodeError as e: raise AugsbertError(f"{path} is not valid JSON ({e}): delete it and re-run the experiment.") from None
 
-# %% ../nbs/04_runs.ipynb #e661d603
+# %% ../nbs/04_runs.ipynb #64171e46
 def default_run_name(profile:str, overrides:dict|None=None)->str:
     "`<profile>` or `<profile>_<key>-<value>...`: readable, deterministic, filesystem-safe (long names end in a hash)."
     def show(v, short=True):
@@ -130,11 +130,14 @@ class Run:
         self.experiment, self.settings, self.t0 = experiment, dict(settings), time.time()
         self.dir = Path(run_dir) if run_dir else reports_dir('runs', experiment, default_run_name(settings.get('profile', 'custom')))
         self.dir.mkdir(parents=True, exist_ok=True)
-        write_json(self.dir/'params.json', dict(experiment=experiment, **self.settings))
+        # params.json is written with metrics.json, not now: a rerun killed half-way leaves the finished run it
+        # would replace whole (params, metrics and provenance of one run), never new params beside old metrics
+
 
     def path(self, name:str)->Path: return self.dir/name
     def save_metrics(self, metrics:dict)->Path:
-        "Write `metrics.json` (only deterministic numbers: no timings here)."
+        "Write `params.json` and `metrics.json` (only deterministic numbers: no timings here)."
+        write_json(self.dir/'params.json', dict(experiment=self.experiment, **self.settings))
         return write_json(self.dir/'metrics.json', metrics)
     def save_provenance(self, data:dict|None=None, # data set name → {file: sha256}
                         models:list|None=None, # `ModelSource.as_dict()`s of the models used
