@@ -30,7 +30,7 @@ export MPLBACKEND := Agg
 # torch on 2 shared cores: busy-waiting OpenMP threads made training up to 10x slower (benchmarks/ce_recipes.py)
 export OMP_WAIT_POLICY ?= PASSIVE
 
-.PHONY: install reproduce table5 paper dry-run docs outputs lab lint test test-slow check-export clean-venv
+.PHONY: install reproduce table5 domain paper dry-run docs outputs lab lint test test-slow check-export clean-venv
 
 install: $(STAMP)
 
@@ -63,6 +63,10 @@ reproduce: install
 TABLE5 ?= table5
 table5:
 	$(MAKE) reproduce GRID=$(TABLE5) SNAKEMAKE_CONFIG="adopt_committed=true"
+
+## Domain adaptation (Table 6 protocol) on every reachable source -> target pair, 3 seeds, `cpu` profile; resumable like table5.
+domain:
+	$(MAKE) reproduce GRID=domain SNAKEMAKE_CONFIG="adopt_committed=true"
 
 ## The paper's protocol (GPU and hub models): every data set and method of Table 5, the learning curve on the
 ## full STSb range, the top-k sweeps, on the `paper` profile. On a SLURM cluster, see README (workflow/profiles/slurm).

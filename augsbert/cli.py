@@ -37,7 +37,7 @@ def _abs_paths(params:dict # parameters from `_kv`
               )->dict:
     "`params` with the data-file parameters (`data_path`, `train_path`, ...) made absolute against the current folder."
     from augsbert.data import DATASET_PARAMETERS
-    paths = {k for k, *_ in DATASET_PARAMETERS if k.endswith('_path')}
+    paths = {k for k, *_ in DATASET_PARAMETERS if k.endswith(('_path', '_dir'))}
     return {k: str(Path(v).expanduser().resolve()) if k in paths and isinstance(v, str) and v else v for k, v in params.items()}
 
 # %% ../nbs/06_cli.ipynb #4696d7fe

@@ -77,7 +77,7 @@ def is_offline()->bool:
     "True when `$AUGSBERT_OFFLINE` or `$HF_HUB_OFFLINE` is set to a true value: no download is attempted."
     return any(os.environ.get(k, '').lower() in ('1', 'true', 'yes', 'on') for k in ('AUGSBERT_OFFLINE', 'HF_HUB_OFFLINE'))
 
-# %% ../nbs/00_config.ipynb #dddd01dd
+# %% ../nbs/00_config.ipynb #5f09b88e
 SETTINGS = {  # family -> {key: type}; a key belongs to exactly one family
     'run': dict(
         description=str,        # one line: what the profile is for
@@ -127,6 +127,12 @@ SETTINGS = {  # family -> {key: type}; a key belongs to exactly one family
     ),
     'nlpaug': dict(
         nlpaug_p=float,         # SBERT-NLPAug: share of a sentence's words replaced by a WordNet synonym
+    ),
+    'domain': dict(
+        target_pairs=str,       # domain adaptation: the target pairs labelled: 'paper' (its train pairs), 'mined' or 'user'
+        label_mode=str,         # domain adaptation: 'soft' teacher scores (the paper) or 'threshold' (0/1)
+        miner=str,              # domain adaptation, mined pairs: 'bm25', 'ss' or 'bm25-ss'
+        max_target_pairs=int,   # domain adaptation: cap on target pairs (gold for the upper bound, unlabelled for AugSBERT; 0: all)
     ),
 }
 PROFILE_KEYS = {k: t for fam in SETTINGS.values() for k, t in fam.items()}   # every key -> its type

@@ -235,8 +235,9 @@ class PairSplits:
     def __repr__(self):
         return f"PairSplits({self.name!r}, {self.task}: " + ' / '.join(f"{k} {v:,}" for k, v in self.sizes().items()) + ')'
 
-# %% ../nbs/01_data.ipynb #52505da1
-LOADER_MODULES = ('augsbert.loaders.sts', 'augsbert.loaders.arguments', 'augsbert.loaders.paraphrase', 'augsbert.loaders.custom')
+# %% ../nbs/01_data.ipynb #c7536adf
+LOADER_MODULES = ('augsbert.loaders.sts', 'augsbert.loaders.arguments', 'augsbert.loaders.paraphrase', 'augsbert.loaders.custom',
+                  'augsbert.loaders.shah')
 
 class _Entry(NamedTuple):
     info: DatasetInfo   # the registry entry
@@ -369,7 +370,7 @@ def check_disjoint(name:str, # data set name, for the message
         if both: raise DataError(f"{name}: {len(both)} sentence(s) occur in both {a} and {b}, e.g. {next(iter(both))!r}. "
                                  "This is a bug in the split; please report it.")
 
-# %% ../nbs/01_data.ipynb #be68d95b
+# %% ../nbs/01_data.ipynb #2946b2de
 DATASET_PARAMETERS = (  # (papermill parameter, literal default = not set, what it sets): the data-set lines of a parameters cell
     ('data_path', '', "custom: one TSV/CSV file of pairs, split 80/10/10 with SPLIT_SEED"),
     ('train_path', '', "custom: or your own three files: train,"),
@@ -381,9 +382,11 @@ DATASET_PARAMETERS = (  # (papermill parameter, literal default = not set, what 
     ('score_range', '', "custom: lowest,highest possible score, mapped to 0,1 ('' = 0,1), e.g. '0,5'"),
     ('task', '', "custom: 'regression' or 'classification' ('' = inferred: classification if all scores are 0/1)"),
     ('fold', None, "ukp-aspect: cross-topic fold 0-3 (None = 0)"),
+    ('data_dir', '', "askubuntu, shah-*: the folder of the downloaded release ('' = the mirror or cache)"),
 )
 _OPTION = dict(data_path='path', train_path='train', dev_path='dev', test_path='test', sentence1_column='sentence1',
-               sentence2_column='sentence2', score_column='score', score_range='score_range', task='task', fold='fold')
+               sentence2_column='sentence2', score_column='score', score_range='score_range', task='task', fold='fold',
+               data_dir='data_dir')
 _PATHS = ('data_path', 'train_path', 'dev_path', 'test_path')
 
 # %% ../nbs/01_data.ipynb #e6a13de2
@@ -432,7 +435,7 @@ def _check_files(dataset:str, files:dict):
             raise DataError(f"{_p(k, v)}: the file {'is a folder' if p.is_dir() else 'does not exist'} (looked at {p.resolve()}). "
                             f"Fix: give the path of your TSV/CSV file of pairs (absolute, or relative to {Path.cwd()}).")
 
-# %% ../nbs/01_data.ipynb #40bfd1ce
+# %% ../nbs/01_data.ipynb #cb81bb1f
 def dataset_options(dataset:str, # the experiment's `dataset` parameter: a registered data set, or 'custom'
                     **params # its data-set parameters (names of `DATASET_PARAMETERS`); a default, None or '' means not set
                    )->dict:
@@ -456,7 +459,7 @@ def dataset_options(dataset:str, # the experiment's `dataset` parameter: a regis
     if 'path' in takes: _check_files(dataset, {k: given[k] for k in _PATHS if k in given})
     out = {}
     for k, v in given.items():
-        if k in _PATHS: v = str(Path(str(v)).expanduser())
+        if k in _PATHS or k == 'data_dir': v = str(Path(str(v)).expanduser())
         elif k.endswith('_column'): v = str(v)
         elif k == 'score_range': v = _score_range(v)
         elif k == 'task' and v not in TASKS:

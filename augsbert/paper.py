@@ -8,7 +8,7 @@ from pathlib import Path
 
 # %% auto #0
 __all__ = ['PAPER', 'PAPER_MODEL', 'IN_DOMAIN', 'TABLE1_SIZES', 'BASELINE_TEST', 'BASELINE_DEV', 'TABLE5', 'TABLE5_ROW_NAMES',
-           'TOP_K', 'TOPK_TABLES', 'paper_row']
+           'TOP_K', 'TOPK_TABLES', 'DA_COLUMNS', 'TABLE6', 'TABLE13', 'paper_row']
 
 # %% ../nbs/05_paper.ipynb #97f7987e
 PAPER = 'Thakur et al. (2021), Augmented SBERT, NAACL'
@@ -73,3 +73,33 @@ _T10 = {'sts-es': '73.84 74.22 74.99 74.31 74.22 73.61', 'bws-cross-topic': '60.
         'mrpc': '82.42 82.18 82.20 81.86 81.81 81.91'}
 TOPK_TABLES = {m: {d: dict(zip(TOP_K, map(float, v.split()))) for d, v in t.items()}
                for m, t in (('augsbert-bm25', _T9), ('augsbert-ss', _T10))}   # method -> data set -> k -> mean test score
+
+# %% ../nbs/05_paper.ipynb #fe9f3fce
+DA_COLUMNS = ('upper', 'augsbert', 'lower', 'bilstm-direct', 'bilstm-adversarial')
+_DA_NAMES = {'AskUbuntu': 'shah-askubuntu', 'Quora': 'shah-quora', 'Sprint': 'shah-sprint', 'SuperUser': 'shah-superuser'}
+_T6 = """AskUbuntu Quora 0.504 0.496 0.496 0.059 0.066
+AskUbuntu Sprint 0.869 0.852 0.747 0.93 0.923
+AskUbuntu SuperUser 0.802 0.779 0.738 0.806 0.798
+Quora AskUbuntu 0.715 0.602 0.501 0.351 0.328
+Quora Sprint 0.869 0.875 0.505 0.875 0.867
+Quora SuperUser 0.802 0.645 0.504 0.523 0.485
+SuperUser AskUbuntu 0.715 0.709 0.637 0.629 0.627
+SuperUser Quora 0.504 0.495 0.495 0.058 0.067
+SuperUser Sprint 0.869 0.876 0.785 0.936 0.937
+Sprint AskUbuntu 0.715 0.663 0.613 0.519 0.543
+Sprint Quora 0.504 0.495 0.496 0.048 0.063
+Sprint SuperUser 0.802 0.769 0.660 0.658 0.636"""
+_T13 = """AskUbuntu Quora 0.675 0.638 0.496 0.062 0.071
+AskUbuntu Sprint 0.989 0.773 0.670 0.921 0.917
+AskUbuntu SuperUser 0.908 0.801 0.586 0.797 0.782
+Quora AskUbuntu 0.844 0.512 0.511 0.328 0.309
+Quora Sprint 0.989 0.675 0.524 0.639 0.848
+Quora SuperUser 0.908 0.509 0.512 0.529 0.473
+SuperUser AskUbuntu 0.844 0.612 0.564 0.607 0.620
+SuperUser Quora 0.675 0.672 0.496 0.066 0.077
+SuperUser Sprint 0.989 0.848 0.650 0.936 0.933
+Sprint AskUbuntu 0.844 0.724 0.601 0.521 0.532
+Sprint Quora 0.511 0.668 0.497 0.049 0.063
+Sprint SuperUser 0.908 0.748 0.620 0.652 0.631"""
+def _da(t): return {(_DA_NAMES[s], _DA_NAMES[g]): dict(zip(DA_COLUMNS, map(float, v))) for s, g, *v in (l.split() for l in t.splitlines())}
+TABLE6, TABLE13 = _da(_T6), _da(_T13)   # (source, target) -> column -> AUC(0.05); test and dev

@@ -42,8 +42,16 @@ def mirror_only(monkeypatch, tmp_path):
     monkeypatch.setenv('AUGSBERT_CACHE', str(tmp_path))
 
 
+NEEDS_DATA = ('askubuntu', 'shah-askubuntu', 'shah-superuser', 'shah-sprint', 'shah-apple', 'shah-android', 'shah-quora')  # not mirrored
+
 def test_every_registered_data_set_is_covered():
-    assert set(DATASETS) == set(EXPECTED)
+    assert set(DATASETS) == set(EXPECTED) | set(NEEDS_DATA)
+
+@pytest.mark.parametrize('name', NEEDS_DATA)
+def test_the_domain_adaptation_releases_say_what_to_download(name, mirror_only):
+    from augsbert.config import OfflineError
+    with pytest.raises(OfflineError, match='needs the data: .*Fix: .*(drive.google.com|raw.githubusercontent.com/taolei87/askubuntu).*-p data_dir='):
+        load_dataset(name)
 
 
 @pytest.mark.parametrize('name', sorted(EXPECTED))

@@ -45,21 +45,36 @@ def main_dry_run(tmp_path_factory): return dry_run(tmp_path_factory.mktemp('main
 def paper_dry_run(tmp_path_factory): return dry_run(tmp_path_factory.mktemp('paper'), '--config', 'grid=paper')
 
 def test_main_job(main_dry_run):
-    assert job_stats(main_dry_run) == dict(run_datasets=1, run_in_domain=14, report_datasets=1, report_in_domain=1, all=1)
+    assert job_stats(main_dry_run) == dict(run_datasets=1, run_in_domain=10, run_domain_adaptation=1, report_datasets=1,
+                                           report_in_domain=1, report_domain_adaptation=1, all=1)
     cmds = commands(main_dry_run)
-    assert len(cmds) == 15 and {p for _, p, _ in cmds.values()} == {'cpu'}
+    assert len(cmds) == 12 and {p for _, p, _ in cmds.values()} == {'cpu'}
+    assert cmds['cpu_source-stsb_target-sick-r'] == ('domain_adaptation', 'cpu', ['source=stsb', 'target=sick-r'])
     assert cmds['cpu'] == ('datasets', 'cpu', [])
     assert cmds['cpu_dataset-stsb_method-sbert'] == ('in_domain', 'cpu', ['dataset=stsb', 'method=sbert'])
-    assert cmds['cpu_fig6_seed-curves'][2] == ['dataset=stsb', 'method=sbert', 'seeds=8', 'max_train_pairs=250',
-                                               'curve_points=0.1,0.2,0.3,0.5,0.7']
     assert cmds['cpu_dataset-stsb_method-augsbert-bm25_student-static_teacher-bi-encoder'][2] == [
         'dataset=stsb', 'method=augsbert-bm25', 'student=static', 'teacher=bi-encoder']
-    for name in ('cpu_dataset-stsb_method-augsbert-bm25', 'cpu_dataset-stsb_method-sbert_student-static',
-                 'cpu_dataset-sts-es_method-augsbert-kde_silver_only-True'):
+    for name in ('cpu_dataset-stsb_method-augsbert-bm25', 'cpu_dataset-stsb_method-sbert_student-static'):
         assert name in cmds
+    assert 'cpu_fig6_seed-curves' not in cmds                   # Figures 4 and 6: in `extra` (and `make table5`)
     assert 'augsbert report in_domain -p profile=cpu' in main_dry_run
     assert 'augsbert report datasets -p run_name=cpu' in main_dry_run
+    assert 'augsbert report domain_adaptation -p profile=cpu' in main_dry_run
     assert 'threads: 2' in main_dry_run and 'mem_mb=8000' in main_dry_run and 'runtime=90' in main_dry_run
+
+def test_figures_4_and_6_are_in_extra(tmp_path):
+    cmds = commands(dry_run(tmp_path, '--config', 'grid=extra'))
+    assert cmds['cpu_fig6_seed-curves'][2] == ['dataset=stsb', 'method=sbert', 'seeds=8', 'max_train_pairs=250',
+                                               'curve_points=0.1,0.2,0.3,0.5,0.7']
+    assert {'cpu_dataset-sts-es_method-augsbert-kde_silver_only-True', 'cpu_dataset-sts-es_method-augsbert-rs_silver_only-True'} <= set(cmds)
+
+def test_domain_grid(tmp_path):
+    "`make domain`: the source -> target matrix (every cell one papermill run) and its report."
+    out = dry_run(tmp_path, '--config', 'grid=domain')
+    assert job_stats(out) == dict(run_domain_adaptation=9, report_domain_adaptation=1, all=1)
+    pairs = {(a[0].split('=')[1], a[1].split('=')[1]) for _, _, a in commands(out).values()}
+    assert {('quora-qp', 'mrpc'), ('mrpc', 'quora-qp'), ('stsb', 'quora-qp'), ('stsb', 'bws-cross-topic'), ('stsb', 'sick-r'),
+            ('sick-r', 'stsb'), ('bws-cross-topic', 'stsb')} <= pairs
 
 def test_main_job_writes_the_committed_runs(main_dry_run):
     "The workflow's run folders are the committed ones the reports read (the names the former Makefile loops made)."
@@ -87,7 +102,7 @@ def test_slurm_profile(tmp_path):
 def test_finished_runs_are_not_rerun(tmp_path, main_dry_run):
     "Markers present and newer than their inputs: nothing to do. A rerun run re-renders its report, not the runs after it."
     markers = sorted(set(re.findall(r'output: (\S+\.done)', dry_run(tmp_path))))
-    assert len(markers) == 17
+    assert len(markers) == 15
     t = time.time() + 60
     for m in markers:   # runs first, reports a minute later, as a finished workflow leaves them
         Path(m).parent.mkdir(parents=True, exist_ok=True); Path(m).touch()
@@ -121,7 +136,7 @@ def test_table5_adopts_committed_runs(tmp_path):
             run.mkdir(parents=True); (run/'metrics.json').write_text('{}')
     plain = job_stats(dry_run(tmp_path/'plain', '--config', 'grid=main'))['run_in_domain']
     adopted = job_stats(dry_run(tmp_path/'adopt', '--config', 'grid=main', 'adopt_committed=true'))['run_in_domain']
-    assert (plain, adopted) == (14, 12)
+    assert (plain, adopted) == (10, 8)
     assert (tmp_path/'adopt'/'cache'/'workflow'/'in_domain'/'cpu_dataset-stsb_method-bert.done').read_text().endswith('(adopted: a committed run)\n')
 
 @pytest.mark.parametrize('grids,message', [

@@ -1,0 +1,88 @@
+"""Integration: the `domain_adaptation` experiment (papermill, smoke profile, a tiny random BERT): every row type, each
+target pair set and label mode, a Shah et al. target read from a fixture, and the bad inputs, which fail before any model
+is trained."""
+from pathlib import Path
+import pandas as pd
+import pytest
+from conftest import needs_data
+from augsbert.config import AugsbertError
+from augsbert.domain import ROWS, TARGET_PAIRS, LABEL_MODES
+from augsbert.runs import run_experiment, read_json
+
+pytestmark = needs_data
+
+
+def _run(tiny, source='stsb', target='mrpc', **kw):
+    return run_experiment('domain_adaptation', profile='smoke', progress=False, source=source, target=target,
+                          bi_encoder=tiny, cross_encoder=tiny, max_train_pairs=32, max_target_pairs=32, **kw)
+
+def test_every_row_on_a_duplicate_target(env, tiny):
+    out = _run(tiny)
+    m, prov = read_json(out/'metrics.json'), read_json(out/'provenance.json')
+    assert set(m['rows']) == set(ROWS) == {'zero-shot', 'teacher', 'lower', 'augsbert', 'upper'}
+    assert m['metric'] == 'auc05' and m['silver']['pairs'] == 32 == m['sizes']['target']['train']
+    for row in m['rows'].values():
+        assert all(0 <= r['test'] <= 1 and 0 <= r['f1_test'] <= 100 for r in row['per_seed'])
+    assert 'AugSBERT training' in prov['timings'] and (out/'rows.png').exists()
+    assert 'similarity score' in m['score_mapping']                               # a regression source labels a duplicate target
+
+def test_a_regression_target_is_scored_by_spearman(env, tiny):
+    m = read_json(_run(tiny, source='mrpc', target='stsb', rows='augsbert,lower')/'metrics.json')
+    assert m['metric'] == 'spearman' and set(m['rows']) == {'lower', 'augsbert'}
+    assert 'not a graded similarity' in m['score_mapping']                        # how a duplicate probability is read
+
+@pytest.mark.parametrize('target_pairs', TARGET_PAIRS)
+@pytest.mark.parametrize('label_mode', LABEL_MODES)
+def test_pair_sets_and_label_modes(env, tiny, tmp_path, target_pairs, label_mode):
+    kw = {}
+    if target_pairs == 'user':
+        f = tmp_path/'pairs.tsv'
+        f.write_text('sentence1\tsentence2\n' + ''.join(f'question number {i} ?\tis this question {i} ?\n' for i in range(12)))
+        kw['target_file'] = str(f)
+    m = read_json(_run(tiny, target_pairs=target_pairs, label_mode=label_mode, rows='augsbert', **kw)/'metrics.json')
+    assert m['config']['target_pairs'] == target_pairs and m['silver']['pairs'] == (12 if target_pairs == 'user' else m['silver']['pairs'])
+    assert (m['silver']['threshold'] is None) == (label_mode == 'soft')
+
+def test_a_shah_target_from_a_fixture(env, tiny, tmp_path):
+    from augsbert.loaders.shah import write_fixture
+    fx = write_fixture(tmp_path/'sprint', 'shah')
+    m = read_json(_run(tiny, source='mrpc', target='shah-sprint', data_dir=str(fx), rows='augsbert,upper')/'metrics.json')
+    assert m['target'] == 'shah-sprint' and m['sizes']['target'] == {'train': 20, 'dev': 6, 'test': 6}
+
+@pytest.mark.parametrize('kw, match', [
+    (dict(target='stsb'), 'two different domains'),
+    (dict(target='sts12'), 'no labelled dev pairs'),                              # an evaluation-only set
+    (dict(target_pairs='user'), 'needs your unlabelled pairs'),
+    (dict(rows='upper,lowr'), 'unknown row'),
+    (dict(target_pairs='pape'), "did you mean 'paper'"),
+    (dict(target='shah-sprint'), 'needs the data'),                               # not in the mirror
+])
+def test_bad_inputs_fail_before_training(env, tiny, kw, match):
+    before = sorted(Path(env/'cache').rglob('_done.json')) if (env/'cache').exists() else []
+    with pytest.raises(AugsbertError, match=match):
+        _run(tiny, **kw)
+    assert sorted(Path(env/'cache').rglob('_done.json')) == before              # nothing trained
+
+@pytest.mark.parametrize('content, match', [('', 'the file is empty'), ('one sentence\nanother one\n', 'one column')])
+def test_bad_user_files(env, tiny, tmp_path, content, match):
+    f = tmp_path/'mine.tsv'; f.write_text(content)
+    with pytest.raises(AugsbertError, match=match):
+        _run(tiny, target_pairs='user', target_file=str(f))
+
+def test_an_empty_target_pair_set(env, tiny, tmp_path):
+    from augsbert.data import load_dataset
+    t = load_dataset('mrpc').test
+    f = tmp_path/'leak.tsv'; f.write_text(''.join(f'{b}\t{a}\n' for a, b in zip(t['sentence1'][:20], t['sentence2'][:20])))
+    with pytest.raises(AugsbertError, match='empty after excluding'):
+        _run(tiny, target_pairs='user', target_file=str(f), rows='augsbert')
+
+def test_report_renders_table6_and_the_checks(env, tiny):
+    "The domain-adaptation report from this module's runs (smoke profile): our table, the paper's cells, the checks, findings."
+    from augsbert.runs import render_report
+    _run(tiny)                                                                   # cached: the first test's cell
+    nb = render_report('domain_adaptation', progress=False, profile='smoke')
+    md = (Path(nb).parent/'domain_adaptation.md').read_text()
+    assert '## Table 6 — ours' in md and '| stsb → mrpc' in md and 'needs the data' in md and '| Quora → Sprint' in md
+    assert 'teacher − lower' in md and (Path(nb).parent/'figures'/'domain_gain.png').exists()
+    assert 'The paper (Table 6): AugSBERT beats the lower bound in 9 of 12 cells, by +37.0 points at most (Quora → Sprint)' in md
+    assert '## Ablations' in md and 'paper, threshold' in md                    # the pair sets and label modes above
