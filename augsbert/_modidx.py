@@ -91,7 +91,6 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                  'augsbert.domain.DomainConfig.__post_init__': ( 'domain.html#domainconfig.__post_init__',
                                                                                  'augsbert/domain.py'),
                                  'augsbert.domain._summary': ('domain.html#_summary', 'augsbert/domain.py'),
-                                 'augsbert.domain._timed': ('domain.html#_timed', 'augsbert/domain.py'),
                                  'augsbert.domain.bi_encoder_seed': ('domain.html#bi_encoder_seed', 'augsbert/domain.py'),
                                  'augsbert.domain.cap_pairs': ('domain.html#cap_pairs', 'augsbert/domain.py'),
                                  'augsbert.domain.check_domains': ('domain.html#check_domains', 'augsbert/domain.py'),
