@@ -5,6 +5,7 @@
 #
 #   make table5      Table 5 on all six data sets for the MiniLM, static and mid-size students and both teachers,
 #                    Figure 1 per student, top-k sweeps, seed optimisation (hours on 2 cores; resumable)
+#   make augcse      AugCSE: SimCSE vs AugCSE and the paper's ablations (reports/ablations.md; ~2 h, resumable)
 #   make paper       the paper's grid (profile paper: GPU, hub models);  make dry-run [GRID=paper]  what would run
 #   make docs        the HTML site in _docs/html/;  make lab  JupyterLab
 #
@@ -30,7 +31,7 @@ export MPLBACKEND := Agg
 # torch on 2 shared cores: busy-waiting OpenMP threads made training up to 10x slower (benchmarks/ce_recipes.py)
 export OMP_WAIT_POLICY ?= PASSIVE
 
-.PHONY: install reproduce table5 domain paper dry-run docs outputs lab lint test test-slow check-export clean-venv
+.PHONY: install reproduce table5 domain augcse paper dry-run docs outputs lab lint test test-slow check-export clean-venv
 
 install: $(STAMP)
 
@@ -67,6 +68,13 @@ table5:
 ## Domain adaptation (Table 6 protocol) on every reachable source -> target pair, 3 seeds, `cpu` profile; resumable like table5.
 domain:
 	$(MAKE) reproduce GRID=domain SNAKEMAKE_CONFIG="adopt_committed=true"
+
+## AugCSE (issue 10): the core comparison (SimCSE vs AugCSE vs alpha = +1, 3 seeds, ~30 min on 2 cores) and the ablations
+## (alpha sweep, discriminator variants, number of augmentations, lambda, a weaker student); `make augcse AUGCSE=augcse-core`
+## for the core comparison alone. Renders reports/ablations.md. Resumable like table5.
+AUGCSE ?= augcse
+augcse:
+	$(MAKE) reproduce GRID=$(AUGCSE) SNAKEMAKE_CONFIG="adopt_committed=true"
 
 ## The paper's protocol (GPU and hub models): every data set and method of Table 5, the learning curve on the
 ## full STSb range, the top-k sweeps, on the `paper` profile. On a SLURM cluster, see README (workflow/profiles/slurm).

@@ -77,7 +77,7 @@ def is_offline()->bool:
     "True when `$AUGSBERT_OFFLINE` or `$HF_HUB_OFFLINE` is set to a true value: no download is attempted."
     return any(os.environ.get(k, '').lower() in ('1', 'true', 'yes', 'on') for k in ('AUGSBERT_OFFLINE', 'HF_HUB_OFFLINE'))
 
-# %% ../nbs/00_config.ipynb #5f09b88e
+# %% ../nbs/00_config.ipynb #1d880cba
 SETTINGS = {  # family -> {key: type}; a key belongs to exactly one family
     'run': dict(
         description=str,        # one line: what the profile is for
@@ -133,6 +133,21 @@ SETTINGS = {  # family -> {key: type}; a key belongs to exactly one family
         label_mode=str,         # domain adaptation: 'soft' teacher scores (the paper) or 'threshold' (0/1)
         miner=str,              # domain adaptation, mined pairs: 'bm25', 'ss' or 'bm25-ss'
         max_target_pairs=int,   # domain adaptation: cap on target pairs (gold for the upper bound, unlabelled for AugSBERT; 0: all)
+    ),
+    'augcse': dict(
+        augcse_variant=str,     # AugCSE: 'augcse', 'simcse', 'bool', 'positive' or 'aug-positive' (augsbert.augcse.VARIANTS)
+        augcse_augs=str,        # AugCSE: the augmenters, a set ('4', '8', 'all') or comma-separated names
+        augcse_lambda=float,    # AugCSE: λ, the weight of the discriminator loss
+        augcse_alpha=float,     # AugCSE: α, the gradient-reversal multiplier (−1: antagonistic, the paper; +1: collaborative)
+        augcse_temperature=float, # AugCSE: τ of the contrastive loss
+        augcse_sentences=int,   # AugCSE: unlabelled training sentences, a seeded sample of the corpus (0: all)
+        augcse_lr=float,        # AugCSE: learning rate (linear decay, no warm-up, as SimCSE)
+        augcse_batch=int,       # AugCSE: sentences per batch (the in-batch negatives)
+        augcse_epochs=int,      # AugCSE: passes over the corpus
+        augcse_max_len=int,     # AugCSE: tokens per training sentence (SimCSE: 32)
+        augcse_pooling=str,     # AugCSE: 'cls' (the paper) or 'mean' (how MiniLM was trained)
+        augcse_eval_pairs=int,  # AugCSE: cap per evaluation set, a fixed seeded sample (0: every pair)
+        augcse_mrpc_train=int,  # AugCSE: cap on MRPC training pairs of the transfer classifier (0: all)
     ),
 }
 PROFILE_KEYS = {k: t for fam in SETTINGS.values() for k, t in fam.items()}   # every key -> its type

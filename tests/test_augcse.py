@@ -1,0 +1,53 @@
+"""Integration: the `augcse` experiment (papermill, smoke profile, a tiny random BERT) on a user's sentences file, the
+`ablations` report rendered from its run, and the bad inputs, which fail before any data is loaded or model trained."""
+from pathlib import Path
+import pytest
+from conftest import needs_data
+from augsbert.config import AugsbertError
+from augsbert.runs import run_experiment, render_report, read_json
+
+pytestmark = needs_data
+
+
+@pytest.fixture(scope='module')
+def sentences(tmp_path_factory):
+    f = tmp_path_factory.mktemp('corpus')/'sentences.txt'
+    lines = [f"He doesn't think the {c} car number {i} is ready." for i, c in enumerate(['red', 'blue', 'green', 'old'] * 10)]
+    # a duplicate, an empty line and an STSb test sentence: removed and counted
+    f.write_text('\n'.join(lines + [lines[0], '', 'A girl is styling her hair.']) + '\n', encoding='utf-8')
+    return str(f)
+
+@pytest.fixture(scope='module')
+def run(env, tiny, sentences):
+    return run_experiment('augcse', profile='smoke', progress=False, bi_encoder=tiny, corpus_file=sentences, augcse_batch=8,
+                          seeds=2)
+
+def test_a_smoke_run(run):
+    m, prov = read_json(run/'metrics.json'), read_json(run/'provenance.json')
+    assert m['corpus'] == dict(given=43, empty=1, duplicates=1, evaluation=1, clean=40, used=40)
+    assert m['steps'] == 5 and len(m['per_seed']) == 2 and m['n_labels'] == len(m['augmenters']) + 1
+    assert sum(a['drawn'] for a in m['augmentation']) == 40
+    for k in ('stsb-dev', 'sts12', 'sick-r', 'sts-avg', 'mrpc'):
+        assert -100 <= m['mean'][k] <= 100 and k in m['zero_shot'] and m['best'][k] >= m['mean'][k]
+    assert all(0 <= a <= 1 for a in m['disc_accuracy'])
+    assert {'training', 'evaluation'} <= set(prov['timings']) and 'corpus_file' in prov['data'] and (run/'seeds.png').exists()
+
+def test_the_report_renders_from_the_run(run):
+    md = (Path(render_report('ablations', progress=False, profile='smoke')).parent/'ablations.md').read_text()
+    assert '1 runs in `reports/runs/augcse/`' in md and 'AugCSE (α = −1) (ours, 2 seeds)' in md and 'AugCSE-BERT (paper' in md
+    assert '60.47' in md and 'STS-B dev (paper)' in md                              # the paper's Table 7 beside ours
+
+@pytest.mark.parametrize('kw, match', [
+    (dict(augcse_augs='pig-latin'), 'unknown augmenter'),
+    (dict(augcse_augs='DiverseParaphrase'), 'cannot run offline'),
+    (dict(student='static'), 'needs a transformer student'),
+    (dict(augcse_alpha=0.0), 'non-zero'),
+    (dict(augcse_lambda=50.0), 'λ must be in'),
+    (dict(augcse_variant='gan'), 'unknown AugCSE variant'),
+    (dict(augcse_pooling='max'), 'unknown pooling'),
+    (dict(augcse_alpha='x'), 'augcse_alpha'),
+    (dict(augcse_temprature=0.1), 'unknown parameter'),
+])
+def test_bad_input_fails_before_any_work(env, tiny, kw, match):
+    with pytest.raises(AugsbertError, match=match):
+        run_experiment('augcse', profile='smoke', progress=False, bi_encoder=tiny, **kw)
