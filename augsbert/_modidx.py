@@ -17,6 +17,7 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                                                                 'augsbert/arguebert.py'),
                                     'augsbert.arguebert.pretrain': ('arguebert.html#pretrain', 'augsbert/arguebert.py'),
                                     'augsbert.arguebert.pretrain_accuracy': ('arguebert.html#pretrain_accuracy', 'augsbert/arguebert.py'),
+                                    'augsbert.arguebert.pretrained_encoder': ('arguebert.html#pretrained_encoder', 'augsbert/arguebert.py'),
                                     'augsbert.arguebert.sam_counts': ('arguebert.html#sam_counts', 'augsbert/arguebert.py'),
                                     'augsbert.arguebert.sam_set': ('arguebert.html#sam_set', 'augsbert/arguebert.py'),
                                     'augsbert.arguebert.sam_sweep': ('arguebert.html#sam_sweep', 'augsbert/arguebert.py'),

@@ -11,9 +11,10 @@ import pandas as pd
 from .config import AugsbertError, DataError, unknown_name
 
 # %% auto #0
-__all__ = ['PAIR_COLUMNS', 'SP_NEGATIVES', 'OBJECTIVES', 'nsp_pairs', 'sp_pairs', 'order_pairs', 'edge_pairs', 'topic_arguments',
-           'sam_counts', 'sam_sweep', 'sam_set', 'check_objective', 'pair_objective_data', 'masked_pair_model',
-           'pair_dataset', 'PretrainConfig', 'pretrain', 'pretrain_accuracy']
+__all__ = ['PAIR_COLUMNS', 'SP_NEGATIVES', 'OBJECTIVES', 'SIZES', 'SETTINGS_', 'HELD_OUT', 'nsp_pairs', 'sp_pairs', 'order_pairs',
+           'edge_pairs', 'topic_arguments', 'sam_counts', 'sam_sweep', 'sam_set', 'check_objective',
+           'pair_objective_data', 'masked_pair_model', 'pair_dataset', 'PretrainConfig', 'pretrain',
+           'pretrain_accuracy', 'pretrained_encoder']
 
 # %% ../nbs/13_arguebert.ipynb #de7d903a
 PAIR_COLUMNS = ['sentence1', 'sentence2', 'label']
@@ -316,3 +317,54 @@ def pretrain_accuracy(model, tokenizer, pairs:pd.DataFrame, # held-out labelled 
             hit += int((out.prediction_logits.argmax(-1) == b['labels'][at]).sum()); n += int(at.sum())
             phit += int((out.seq_relationship_logits.argmax(-1) == b['next_sentence_label']).sum()); pn += len(b['next_sentence_label'])
     return dict(mlm_accuracy=hit / n if n else float('nan'), pair_accuracy=phit / pn, masked_tokens=n, pairs=pn)
+
+# %% ../nbs/13_arguebert.ipynb #c4128c0a
+SIZES = {  # from-scratch model sizes: BERT-mini (Turc et al. 2019) fits a 45-minute budget on 2 cores; the paper's is BERT-medium
+    'mini': dict(hidden_size=256, num_hidden_layers=4, num_attention_heads=4, intermediate_size=1024),
+    'medium': dict(hidden_size=512, num_hidden_layers=8, num_attention_heads=8, intermediate_size=2048),
+}
+SETTINGS_ = ('scratch', 'continued')
+HELD_OUT = 512
+
+def pretrained_encoder(objective:str, # a name in `OBJECTIVES`
+                       setting:str='scratch', # 'scratch' (a new BERT of `size`) or 'continued' (from `base`)
+                       cfg:PretrainConfig|None=None, # the budget (the same for every objective)
+                       size:str='mini', # scratch: a key of `SIZES`
+                       base:str='sentence-transformers/all-MiniLM-L6-v2', # continued: the start model
+                       progress:bool=True,
+                       **data # `pair_objective_data` options (corpus, sp_negatives, edge_data)
+                      ):
+    "(folder of the pre-trained encoder + tokenizer, its pretrain.json) for one recipe; cached, resumable."
+    import json, time
+    from transformers import AutoTokenizer
+    from augsbert.cache import cached_folder, code_version, artefact_dir, stage_key
+    from augsbert.config import cache_dir
+    from augsbert.models import resolve_model
+    check_objective(objective)
+    if setting not in SETTINGS_: raise unknown_name('pre-training setting', setting, SETTINGS_)
+    if setting == 'scratch' and size not in SIZES: raise unknown_name('model size', size, SIZES)
+    cfg = cfg or PretrainConfig()
+    from dataclasses import asdict
+    recipe = dict(objective=objective, setting=setting, size=size if setting == 'scratch' else None,
+                  base=base if setting == 'continued' else None, cfg=asdict(cfg), data=data)
+    key = stage_key('arguebert-pretrain', code=('augsbert.arguebert', 'augsbert.loaders.corpus'), **recipe)
+    work = cache_dir('work', 'arguebert-pretrain', key)
+    def build(folder):
+        t0 = time.time()
+        tok = AutoTokenizer.from_pretrained(resolve_model(base).load_path)     # MiniLM's WordPiece vocabulary in both settings
+        pairs = pair_objective_data(objective, cfg.steps * cfg.batch_size + HELD_OUT, cfg.seed, **data)
+        held, train = pairs.iloc[:HELD_OUT], pairs.iloc[HELD_OUT:]
+        model = (masked_pair_model(base=base, seed=cfg.seed) if setting == 'continued' else
+                 masked_pair_model(config=dict(vocab_size=tok.vocab_size, **SIZES[size]), seed=cfg.seed))
+        before = pretrain_accuracy(model, tok, held, cfg.max_length, cfg.mlm_probability)
+        model, steps = pretrain(model, tok, train, cfg, work, progress)
+        after = pretrain_accuracy(model, tok, held, cfg.max_length, cfg.mlm_probability)
+        model.bert.save_pretrained(folder); tok.save_pretrained(folder)
+        info = dict(recipe=recipe, steps=steps, before=before, after=after, seconds=round(time.time() - t0, 1),
+                    code=code_version('augsbert.arguebert', 'augsbert.loaders.corpus'))
+        (folder/'pretrain.json').write_text(json.dumps(info, indent=1) + '\n', encoding='utf-8')
+        import shutil; shutil.rmtree(work, ignore_errors=True)       # checkpoints are only needed to resume
+        return folder
+    cached_folder('arguebert-pretrain', key, build, lambda p: p)
+    folder = artefact_dir('arguebert-pretrain', key)
+    return folder, json.loads((folder/'pretrain.json').read_text(encoding='utf-8'))
