@@ -77,7 +77,7 @@ def is_offline()->bool:
     "True when `$AUGSBERT_OFFLINE` or `$HF_HUB_OFFLINE` is set to a true value: no download is attempted."
     return any(os.environ.get(k, '').lower() in ('1', 'true', 'yes', 'on') for k in ('AUGSBERT_OFFLINE', 'HF_HUB_OFFLINE'))
 
-# %% ../nbs/00_config.ipynb #1d880cba
+# %% ../nbs/00_config.ipynb #189458d9
 SETTINGS = {  # family -> {key: type}; a key belongs to exactly one family
     'run': dict(
         description=str,        # one line: what the profile is for
@@ -148,6 +148,18 @@ SETTINGS = {  # family -> {key: type}; a key belongs to exactly one family
         augcse_pooling=str,     # AugCSE: 'cls' (the paper) or 'mean' (how MiniLM was trained)
         augcse_eval_pairs=int,  # AugCSE: cap per evaluation set, a fixed seeded sample (0: every pair)
         augcse_mrpc_train=int,  # AugCSE: cap on MRPC training pairs of the transfer classifier (0: all)
+    ),
+    'arguebert': dict(
+        ab_objective=str,       # ArgueBERT pre-training: 'nsp', 'sp', 'order' or 'edge' (augsbert.arguebert.OBJECTIVES)
+        ab_setting=str,         # ArgueBERT: 'scratch' (a new small BERT) or 'continued' (from the bi-encoder model)
+        ab_size=str,            # ArgueBERT scratch: model size, a key of augsbert.arguebert.SIZES ('mini', 'medium')
+        ab_steps=int,           # ArgueBERT: pre-training steps (the paper: 100k)
+        ab_batch=int,           # ArgueBERT: pairs per pre-training step
+        ab_lr=float,            # ArgueBERT: pre-training learning rate (the paper: 1e-4)
+        ab_max_len=int,         # ArgueBERT: tokens per pre-training pair (the paper: 128)
+        ab_corpus=str,          # ArgueBERT: running-text corpus of nsp / order pairs (augsbert.loaders.corpus)
+        ab_sp_negatives=str,    # ArgueBERT sp: 'random' (the paper) or 'gold' QQP negatives
+        ab_edge_data=str,       # ArgueBERT edge: data set whose training topics give the arguments
     ),
 }
 PROFILE_KEYS = {k: t for fam in SETTINGS.values() for k, t in fam.items()}   # every key -> its type

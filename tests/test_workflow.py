@@ -208,3 +208,10 @@ def test_augcse_grids(tmp_path):
     assert sorted(a[1] for a in args if len(a) == 2 and a[1].startswith('augcse_alpha')) == \
         ['augcse_alpha=-1.0', 'augcse_alpha=-10.0', 'augcse_alpha=-100.0', 'augcse_alpha=1.0', 'augcse_alpha=10.0', 'augcse_alpha=100.0']
     assert ['student=minilm-cut', 'augcse_variant=augcse'] in args and 'augsbert report ablations -p profile=cpu' in out
+
+def test_arguebert_pretrain_grid(tmp_path):
+    "`make arguebert-pretrain`: four objectives x two settings, one papermill run each."
+    out = dry_run(tmp_path, '--config', 'grid=arguebert-pretrain')
+    assert job_stats(out) == dict(run_arguebert_pretrain=8, all=1)
+    args = sorted(tuple(a) for _, _, a in commands(out).values())
+    assert ('ab_setting=continued', 'ab_objective=sp') in args and ('ab_setting=scratch', 'ab_objective=nsp') in args
