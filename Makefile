@@ -31,7 +31,7 @@ export MPLBACKEND := Agg
 # torch on 2 shared cores: busy-waiting OpenMP threads made training up to 10x slower (benchmarks/ce_recipes.py)
 export OMP_WAIT_POLICY ?= PASSIVE
 
-.PHONY: install reproduce table5 domain augcse arguebert-pretrain paper dry-run docs outputs lab lint test test-slow check-export clean-venv
+.PHONY: install reproduce table5 domain augcse arguebert-pretrain arguebert paper dry-run docs outputs lab lint test test-slow check-export clean-venv
 
 install: $(STAMP)
 
@@ -80,6 +80,13 @@ augcse:
 ## the same budget for each (`cpu` profile: 600 steps of 32 pairs); each encoder cached by its recipe; resumable.
 arguebert-pretrain:
 	$(MAKE) reproduce GRID=arguebert-pretrain SNAKEMAKE_CONFIG="adopt_committed=true"
+
+## ArgueBERT end to end (issue 11): the pre-training above, every encoder and baseline fine-tuned on BWS, UKP ASPECT
+## (4 folds) and MSRP over 3 seeds with SAM, ArgueBERT as AugSBERT-BM25's student on BWS; renders reports/arguebert.md.
+## `make arguebert ARGUEBERT=arguebert-scratch` for the cheap half first (BERT-mini + the baselines). Resumable.
+ARGUEBERT ?= arguebert
+arguebert:
+	$(MAKE) reproduce GRID=$(ARGUEBERT) SNAKEMAKE_CONFIG="adopt_committed=true"
 
 ## The paper's protocol (GPU and hub models): every data set and method of Table 5, the learning curve on the
 ## full STSb range, the top-k sweeps, on the `paper` profile. On a SLURM cluster, see README (workflow/profiles/slurm).

@@ -14,7 +14,7 @@ from .config import AugsbertError, DataError, unknown_name
 __all__ = ['PAIR_COLUMNS', 'SP_NEGATIVES', 'OBJECTIVES', 'SIZES', 'SETTINGS_', 'HELD_OUT', 'nsp_pairs', 'sp_pairs', 'order_pairs',
            'edge_pairs', 'topic_arguments', 'sam_counts', 'sam_sweep', 'sam_set', 'check_objective',
            'pair_objective_data', 'masked_pair_model', 'pair_dataset', 'PretrainConfig', 'pretrain',
-           'pretrain_accuracy', 'pretrained_encoder']
+           'pretrain_accuracy', 'held_out_split', 'pretrained_encoder']
 
 # %% ../nbs/13_arguebert.ipynb #de7d903a
 PAIR_COLUMNS = ['sentence1', 'sentence2', 'label']
@@ -318,13 +318,22 @@ def pretrain_accuracy(model, tokenizer, pairs:pd.DataFrame, # held-out labelled 
             phit += int((out.seq_relationship_logits.argmax(-1) == b['next_sentence_label']).sum()); pn += len(b['next_sentence_label'])
     return dict(mlm_accuracy=hit / n if n else float('nan'), pair_accuracy=phit / pn, masked_tokens=n, pairs=pn)
 
-# %% ../nbs/13_arguebert.ipynb #c4128c0a
+# %% ../nbs/13_arguebert.ipynb #19051608
 SIZES = {  # from-scratch model sizes: BERT-mini (Turc et al. 2019) fits a 45-minute budget on 2 cores; the paper's is BERT-medium
     'mini': dict(hidden_size=256, num_hidden_layers=4, num_attention_heads=4, intermediate_size=1024),
     'medium': dict(hidden_size=512, num_hidden_layers=8, num_attention_heads=8, intermediate_size=2048),
 }
 SETTINGS_ = ('scratch', 'continued')
 HELD_OUT = 512
+
+def held_out_split(pairs:pd.DataFrame, # labelled pairs (sentence1, sentence2, label)
+                   n:int=HELD_OUT # pairs to hold out
+                  )->tuple:
+    "(held, train): the first `n` pairs, and the rest without any pair that repeats a held-out one (in either order)."
+    key = lambda df: [frozenset((str(a), str(b))) for a, b in zip(df['sentence1'], df['sentence2'])]
+    held, rest = pairs.iloc[:n], pairs.iloc[n:]
+    seen = set(key(held))
+    return held.reset_index(drop=True), rest[[k not in seen for k in key(rest)]].reset_index(drop=True)
 
 def pretrained_encoder(objective:str, # a name in `OBJECTIVES`
                        setting:str='scratch', # 'scratch' (a new BERT of `size`) or 'continued' (from `base`)
@@ -353,7 +362,7 @@ def pretrained_encoder(objective:str, # a name in `OBJECTIVES`
         t0 = time.time()
         tok = AutoTokenizer.from_pretrained(resolve_model(base).load_path)     # MiniLM's WordPiece vocabulary in both settings
         pairs = pair_objective_data(objective, cfg.steps * cfg.batch_size + HELD_OUT, cfg.seed, **data)
-        held, train = pairs.iloc[:HELD_OUT], pairs.iloc[HELD_OUT:]
+        held, train = held_out_split(pairs)                                    # pair-disjoint: no held-out pair is trained on
         model = (masked_pair_model(base=base, seed=cfg.seed) if setting == 'continued' else
                  masked_pair_model(config=dict(vocab_size=tok.vocab_size, **SIZES[size]), seed=cfg.seed))
         before = pretrain_accuracy(model, tok, held, cfg.max_length, cfg.mlm_probability)

@@ -537,7 +537,7 @@ def augcse_run(model, # a transformer `SentenceTransformer`
     run.loss = loss
     return run
 
-# %% ../nbs/12_augcse.ipynb #d4d23e17
+# %% ../nbs/12_augcse.ipynb #b632456c
 STS_SETS = ('sts12', 'sts13', 'sts14', 'sts15', 'sts16', 'stsb', 'sick-r')
 
 def _sample(df:pd.DataFrame, n:int, seed:int)->pd.DataFrame:
@@ -568,11 +568,11 @@ def _pair_emb(emb:dict, df:pd.DataFrame):
     return (np.stack([emb[str(x)] for x in df['sentence1']]), np.stack([emb[str(x)] for x in df['sentence2']]))
 
 def sts_spearman(emb:dict, df:pd.DataFrame)->float:
-    "Spearman ρ × 100 of the cosine of each pair's embeddings against its gold score."
-    from scipy.stats import spearmanr
+    "Spearman ρ × 100 of the cosine of each pair's embeddings against its gold score (`augsbert.metrics.spearman`: 0 when constant)."
+    from augsbert.metrics import spearman
     u, v = _pair_emb(emb, df)
     cos = (u * v).sum(1) / (np.linalg.norm(u, axis=1) * np.linalg.norm(v, axis=1) + 1e-12)
-    return float(spearmanr(cos, df['score']).statistic * 100)
+    return spearman(cos, df['score'])
 
 def transfer_accuracy(emb:dict, train:pd.DataFrame, dev:pd.DataFrame, test:pd.DataFrame,
                       cs=(0.25, 1.0, 4.0, 16.0), seed:int=42)->dict:

@@ -160,6 +160,14 @@ SETTINGS = {  # family -> {key: type}; a key belongs to exactly one family
         ab_corpus=str,          # ArgueBERT: running-text corpus of nsp / order pairs (augsbert.loaders.corpus)
         ab_sp_negatives=str,    # ArgueBERT sp: 'random' (the paper) or 'gold' QQP negatives
         ab_edge_data=str,       # ArgueBERT edge: data set whose training topics give the arguments
+        encoder=str,            # ArgueBERT fine-tuning: the encoder, a name in augsbert.arguebert_finetune.ENCODERS
+        abft_tasks=list,        # ArgueBERT fine-tuning: tasks, from bws, ukp, mrpc (augsbert.arguebert_finetune.TASKS)
+        abft_epochs=int,        # ArgueBERT fine-tuning: epochs (the paper: 5)
+        abft_batch=int,         # ArgueBERT fine-tuning: batch size (the paper: 16)
+        abft_lr=float,          # ArgueBERT fine-tuning: learning rate (the paper: 2e-5)
+        abft_max_len=int,       # ArgueBERT fine-tuning: tokens per sentence
+        abft_max_train_pairs=int, # ArgueBERT fine-tuning: training pairs per task and fold (0: all, the paper)
+        abft_max_test_pairs=int,  # ArgueBERT fine-tuning: test pairs (0: all, the paper; the smoke profile samples)
     ),
 }
 PROFILE_KEYS = {k: t for fam in SETTINGS.values() for k, t in fam.items()}   # every key -> its type

@@ -15,6 +15,7 @@ def _run(tiny, method, **kw):
     kw = {'cut_layers': 1, 'static_init': 'tokens', **kw}
     kw = {k: v for k, v in kw.items() if not (k == 'cut_layers' and kw.get('student') != 'minilm-cut')
           and not (k == 'static_init' and kw.get('student') != 'static')}
+    if kw.get('student') == 'arguebert': kw = {'ab_objective': 'sp', 'ab_setting': 'continued', **kw}   # SP pairs from the mirror; the tiny BERT continued
     return run_experiment('in_domain', profile='smoke', progress=False, dataset='sts-es', method=method,
                           bi_encoder=tiny, cross_encoder=tiny, max_train_pairs=32, **kw)
 
@@ -43,6 +44,8 @@ def test_silver_pools(env, tiny):
     (dict(student='statik'), "unknown student.*did you mean 'static'"),
     (dict(student='static', lr=1e-3), 'static_lr'),                                  # a transformer-only setting
     (dict(method='augsbert-rs', teacher='bi-encoder'), 'cannot teach itself'),       # default student: minilm
+    (dict(student='arguebert', ab_objective='mlm'), 'unknown pre-training objective'),
+    (dict(ab_setting='warm'), 'not a setting of student'),                          # an arguebert setting for minilm
 ])
 def test_bad_choices_fail_before_data_loads(env, tiny, monkeypatch, kw, match):
     monkeypatch.setenv('AUGSBERT_DATA_MIRROR', '/nonexistent')      # loading would fail: the check comes first

@@ -215,3 +215,12 @@ def test_arguebert_pretrain_grid(tmp_path):
     assert job_stats(out) == dict(run_arguebert_pretrain=8, all=1)
     args = sorted(tuple(a) for _, _, a in commands(out).values())
     assert ('ab_setting=continued', 'ab_objective=sp') in args and ('ab_setting=scratch', 'ab_objective=nsp') in args
+
+def test_arguebert_grid(tmp_path):
+    "`make arguebert`: the pre-training grid, 11 encoders fine-tuned, the AugSBERT combination, one report over both experiments."
+    out = dry_run(tmp_path, '--config', 'grid=arguebert')
+    assert job_stats(out) == dict(run_arguebert_pretrain=8, run_arguebert=11, run_in_domain=4, report_arguebert=1, all=1)
+    args = [tuple(a) for _, _, a in commands(out).values()]
+    assert ('encoder=arguebert', 'ab_setting=continued', 'ab_objective=sp') in args and ('encoder=avg-tokens',) in args
+    assert ('dataset=bws-cross-topic', 'method=augsbert-bm25', 'student=arguebert', 'ab_setting=continued', 'ab_objective=sp') in args
+    assert 'augsbert report arguebert -p profile=cpu' in out
