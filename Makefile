@@ -118,10 +118,12 @@ lint: install
 	$(BIN)/ruff check --select F augsbert
 
 ## Tests: the lint gate, the notebooks/library sync check, notebooks (nbdev-test), pytest (slow tests excluded;
-## includes the workflow dry runs and the docs build, tests/test_workflow.py and tests/test_docs.py).
+## includes the workflow dry runs and the docs build, tests/test_workflow.py and tests/test_docs.py). pytest runs one
+## worker per core (pytest-xdist; a test file stays on one worker, in order), each with one torch thread.
+TEST_WORKERS ?= $(CORES)
 test: install lint check-export
 	AUGSBERT_OFFLINE=1 $(BIN)/nbdev-test
-	AUGSBERT_OFFLINE=1 $(BIN)/python -m pytest -q tests
+	AUGSBERT_OFFLINE=1 OMP_NUM_THREADS=1 MKL_NUM_THREADS=1 $(BIN)/python -m pytest -q -n $(TEST_WORKERS) --dist loadfile --durations=15 tests
 
 test-slow: install
 	AUGSBERT_OFFLINE=1 $(BIN)/python -m pytest -q -m slow tests

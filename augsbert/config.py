@@ -149,6 +149,20 @@ SETTINGS = {  # family -> {key: type}; a key belongs to exactly one family
         augcse_eval_pairs=int,  # AugCSE: cap per evaluation set, a fixed seeded sample (0: every pair)
         augcse_mrpc_train=int,  # AugCSE: cap on MRPC training pairs of the transfer classifier (0: all)
     ),
+    'contexts': dict(
+        ctx_corpus=str,         # Sun et al.: running text of the contexts (augsbert.loaders.corpus)
+        ctx_chunk=int,          # contexts: sentences per chunk
+        ctx_window=int,         # contexts: sentences in c< and in c>
+        ctx_size=int,           # contexts: |C_s| per sentence (the paper: 500)
+        ctx_candidates=int,     # contexts: chunks retrieved per sentence by TF-IDF (the paper: 20K)
+        ctx_selection=str,      # contexts: 'two-step' (the paper), 'no-diversity' or 'random'
+        ctx_scorer=str,         # contexts: 'coherence' (discriminative, our substitute) or 'embedding'
+        ctx_train_contexts=int, # contexts: contexts drawn to train the coherence model
+        ctx_eval_pairs=int,     # contexts: pairs per evaluation set (0: all)
+        ctx_surrogate_pairs=int, # contexts: unlabelled pairs Origin labels for the Surrogate
+        ctx_surrogate_student=str, # contexts: the Surrogate bi-encoder, 'minilm' or 'static'
+        ctx_gold_pairs=int,     # contexts: STSb gold pairs of the supervised setting (0: all)
+    ),
     'arguebert': dict(
         ab_objective=str,       # ArgueBERT pre-training: 'nsp', 'sp', 'order' or 'edge' (augsbert.arguebert.OBJECTIVES)
         ab_setting=str,         # ArgueBERT: 'scratch' (a new small BERT) or 'continued' (from the bi-encoder model)

@@ -12,8 +12,8 @@ import pandas as pd
 from .config import AugsbertError, DataError, unknown_name
 
 # %% auto #0
-__all__ = ['SCORERS', 'SELECTIONS', 'ContextCorpus', 'context_corpus', 'ChunkRetriever', 'EmbeddingCache', 'Scorer',
-           'embedding_scorer', 'coherence_examples', 'CoherenceModel', 'coherence_scorer', 'check_scorer',
+__all__ = ['SCORERS', 'SELECTIONS', 'ContextCorpus', 'context_corpus', 'read_documents', 'ChunkRetriever', 'EmbeddingCache',
+           'Scorer', 'embedding_scorer', 'coherence_examples', 'CoherenceModel', 'coherence_scorer', 'check_scorer',
            'jaccard_words', 'greedy_diverse', 'Origin']
 
 # %% ../nbs/14_contexts.ipynb #1bbb729a
@@ -54,6 +54,23 @@ def context_corpus(documents, # running text: documents, each a list of sentence
                         f"(got {len(docs)} documents with {sum(map(len, docs))} sentences).")
     return ContextCorpus(chunks, pd.DataFrame(rows, columns=['chunk', 'doc', 'pos', 'left', 'right', 'center', 'before']), left, right)
 
+# %% ../nbs/14_contexts.ipynb #ba87e4cf
+def read_documents(path # a UTF-8 text file: one sentence per line, documents separated by a blank line
+                  )->list[list[str]]:
+    "The documents of a running-text file (a clear error when it is missing, not UTF-8 or has no text)."
+    from pathlib import Path
+    p = Path(path)
+    if not p.is_file(): raise DataError(f"corpus file {str(p)!r} does not exist. Fix: pass a UTF-8 text file, one sentence per line, documents separated by a blank line.")
+    try: text = p.read_text(encoding='utf-8')
+    except UnicodeDecodeError as e: raise DataError(f"corpus file {str(p)!r} is not UTF-8 (byte {e.start}). Fix: re-encode it, e.g. iconv -t UTF-8.") from None
+    docs, cur = [], []
+    for line in text.splitlines():
+        if line.strip(): cur.append(line.strip())
+        elif cur: docs.append(cur); cur = []
+    if cur: docs.append(cur)
+    if not docs: raise DataError(f"corpus file {str(p)!r} has no text.")
+    return docs
+
 # %% ../nbs/14_contexts.ipynb #3a232ee7
 class ChunkRetriever:
     "TF-IDF (unigram + bigram) retrieval of a `ContextCorpus`'s chunks."
@@ -75,7 +92,7 @@ class ChunkRetriever:
             out.append([(int(row.indices[j]), float(row.data[j])) for j in order])
         return out
 
-# %% ../nbs/14_contexts.ipynb #b624fb2a
+# %% ../nbs/14_contexts.ipynb #a644aaa2
 class EmbeddingCache:
     "Sentence embeddings (L2-normalised) of a `SentenceTransformer`, computed once per distinct text."
     def __init__(self, model, batch_size:int=64):
@@ -94,13 +111,14 @@ class Scorer:
     name: str
     describe: str
     fit: Callable       # (sentences: list[str], contexts: DataFrame with left, right) -> np.ndarray
+    prepare: Callable = None  # (texts) -> None: encode many texts in one batch before `fit` is called on them piecemeal
 
 def embedding_scorer(embed:EmbeddingCache)->Scorer:
     "S(s, c) = (cos(s, c<) + cos(s, c>)) / 2 under `embed`."
     def fit(sentences, contexts):
         s, l, r = embed(list(sentences)), embed(list(contexts['left'])), embed(list(contexts['right']))
         return (s @ l.T + s @ r.T) / 2
-    return Scorer('embedding', 'mean cosine of s with c< and c> (MiniLM)', fit)
+    return Scorer('embedding', 'mean cosine of s with c< and c> (MiniLM)', fit, embed)
 
 def coherence_examples(corpus:ContextCorpus, # where the contexts come from
                        n:int, # contexts to draw (each gives one positive and one negative)
@@ -151,13 +169,15 @@ class CoherenceModel:
         W = [w[i * d:(i + 1) * d] for i in range(7)]
         # the logit, expanded so that no (n × m × features) tensor is built: linear terms are products, |a−b| is not
         z = (s * W[0]) @ l.T + (s * W[1]) @ r.T + (l @ W[4])[None, :] + (s @ W[5])[:, None] + (r @ W[6])[None, :] + b
-        for j in range(m):                                                 # the |·| terms, one context at a time
-            z[:, j] += np.abs(l[j] - s) @ W[2] + np.abs(s - r[j]) @ W[3]
+        if len(s) <= m:                                                    # the |·| terms, along the shorter side
+            for i in range(len(s)): z[i] += np.abs(l - s[i]) @ W[2] + np.abs(s[i] - r) @ W[3]
+        else:
+            for j in range(m): z[:, j] += np.abs(l[j] - s) @ W[2] + np.abs(s - r[j]) @ W[3]
         return -np.logaddexp(0, -z)                                       # log sigmoid
 
 def coherence_scorer(model:CoherenceModel)->Scorer:
     "The trained `CoherenceModel` as a `Scorer`."
-    return Scorer('coherence', 'log p(coherent | c<, s, c>), logistic regression on frozen MiniLM embeddings', model.log_prob)
+    return Scorer('coherence', 'log p(coherent | c<, s, c>), logistic regression on frozen MiniLM embeddings', model.log_prob, model.embed)
 
 SCORERS = ('embedding', 'coherence')
 
@@ -166,7 +186,7 @@ def check_scorer(name:str)->str:
     if name not in SCORERS: raise unknown_name('context scorer', name, SCORERS)
     return name
 
-# %% ../nbs/14_contexts.ipynb #2443c5ab
+# %% ../nbs/14_contexts.ipynb #01015ada
 SELECTIONS = ('two-step', 'no-diversity', 'random')
 
 def _words(s:str)->set:
@@ -221,9 +241,16 @@ class Origin:
             for s in new:
                 rng = np.random.default_rng([self.seed, int(hashlib.sha256(s.encode()).hexdigest()[:8], 16)])   # stable across processes
                 self._sets[s] = sorted(rng.choice(len(ctx), size=min(self.size, len(ctx)), replace=False).tolist())
+            if self.scorer.prepare is not None:
+                every = sorted({j for s in new for j in self._sets[s]})
+                self.scorer.prepare(new + ctx['left'].iloc[every].tolist() + ctx['right'].iloc[every].tolist())
         else:
-            for s, hits in zip(new, self.retriever.search(new, self.candidates)):
-                cand = np.concatenate([self._by_chunk[c] for c, _ in hits]) if hits else np.zeros(0, int)
+            found = self.retriever.search(new, self.candidates)
+            cands = [np.concatenate([self._by_chunk[c] for c, _ in hits]) if hits else np.zeros(0, int) for hits in found]
+            if self.scorer.prepare is not None:                          # one batch for every text the scorer will see
+                every = np.unique(np.concatenate(cands)) if cands else np.zeros(0, int)
+                self.scorer.prepare(new + ctx['left'].iloc[every].tolist() + ctx['right'].iloc[every].tolist())
+            for s, cand in zip(new, cands):
                 if len(cand):
                     sc = self.scorer.fit([s], ctx.iloc[cand])[0]
                     order = cand[np.argsort(-sc, kind='stable')]
