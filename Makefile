@@ -31,7 +31,7 @@ export MPLBACKEND := Agg
 # torch on 2 shared cores: busy-waiting OpenMP threads made training up to 10x slower (benchmarks/ce_recipes.py)
 export OMP_WAIT_POLICY ?= PASSIVE
 
-.PHONY: install reproduce table5 domain augcse arguebert-pretrain arguebert paper dry-run docs outputs lab lint test test-slow check-export clean-venv
+.PHONY: install reproduce table5 domain augcse arguebert-pretrain arguebert contexts paper dry-run docs outputs lab lint test test-slow check-export clean-venv
 
 install: $(STAMP)
 
@@ -87,6 +87,12 @@ arguebert-pretrain:
 ARGUEBERT ?= arguebert
 arguebert:
 	$(MAKE) reproduce GRID=$(ARGUEBERT) SNAKEMAKE_CONFIG="adopt_committed=true"
+
+## Sentence similarity from contexts (issue 12): Origin (discriminative only), the baselines, a Surrogate, the supervised
+## step (`make contexts CONTEXTS=contexts-core`, about 30 min), and the ablations of |C|, C's construction and the scorer.
+CONTEXTS ?= contexts
+contexts:
+	$(MAKE) reproduce GRID=$(CONTEXTS) SNAKEMAKE_CONFIG="adopt_committed=true"
 
 ## The paper's protocol (GPU and hub models): every data set and method of Table 5, the learning curve on the
 ## full STSb range, the top-k sweeps, on the `paper` profile. On a SLURM cluster, see README (workflow/profiles/slurm).

@@ -12,9 +12,9 @@ import pandas as pd
 from .config import AugsbertError, DataError, unknown_name
 
 # %% auto #0
-__all__ = ['SCORERS', 'SELECTIONS', 'ContextCorpus', 'context_corpus', 'read_documents', 'ChunkRetriever', 'EmbeddingCache',
-           'Scorer', 'embedding_scorer', 'coherence_examples', 'CoherenceModel', 'coherence_scorer', 'check_scorer',
-           'jaccard_words', 'greedy_diverse', 'Origin']
+__all__ = ['SCORERS', 'SELECTIONS', 'PAPER', 'ContextCorpus', 'context_corpus', 'read_documents', 'ChunkRetriever',
+           'EmbeddingCache', 'Scorer', 'embedding_scorer', 'coherence_examples', 'CoherenceModel', 'coherence_scorer',
+           'check_scorer', 'jaccard_words', 'greedy_diverse', 'Origin']
 
 # %% ../nbs/14_contexts.ipynb #1bbb729a
 def _clean_documents(documents, what:str)->list[list[str]]:
@@ -279,3 +279,17 @@ class Origin:
             den = np.linalg.norm(v1) * np.linalg.norm(v2)
             out[i] = float(v1 @ v2 / den) if den > 0 else 0.0
         return out
+
+# %% ../nbs/14_contexts.ipynb #9c51af4b
+PAPER = dict(
+    table1={  # sts12, sts13, sts14, sts15, sts16, stsb, sick-r, avg
+        'Origin': (72.41, 74.30, 75.45, 78.45, 79.93, 78.47, 79.49, 76.93),
+        'Surrogate (base)': (70.62, 72.14, 72.72, 76.34, 75.24, 74.19, 77.20, 74.06),
+        'Avg. GloVe embeddings': (55.14, 70.66, 59.73, 68.25, 63.66, 58.02, 53.76, 61.32),
+        'Avg. BERT embeddings': (38.78, 57.98, 57.98, 63.15, 61.06, 46.35, 58.40, 54.81)},
+    table2={'SBERT (base)': 84.67, 'Surrogate (base)': 87.91},
+    table6={20: 66.25, 100: 73.93, 500: 78.47, 1000: 78.56},
+    selection={'two-step': 78.47, 'random': 34.45, 'no-diversity': 76.32},
+    table7={'100K': 74.02, '1M': 76.11, '10M': 76.92, '100M': 77.32},
+    table8={'full': 78.47, 'w/o discriminative': 77.97, 'w/o left-context': 77.36, 'w/o right-context': 77.01, 'w/o both contexts': 76.50},
+)

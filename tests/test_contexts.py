@@ -53,3 +53,12 @@ def test_bad_corpus_files(env, tmp_path, content, match):
     p = tmp_path/'bad.txt'; p.write_bytes(content)
     with pytest.raises(AugsbertError, match=match):
         run_experiment('contexts', profile='smoke', progress=False, corpus_file=str(p))
+
+def test_the_report_renders_from_the_runs(env, corpus_file):
+    "reports/contexts.md from the smoke run above and an Origin-only ablation (random contexts), the paper's numbers beside."
+    from pathlib import Path
+    from augsbert.runs import render_report
+    run_experiment('contexts', profile='smoke', progress=False, corpus_file=str(corpus_file), origin_only=True, ctx_selection='random')
+    md = (Path(render_report('contexts', progress=False, profile='smoke')).parent/'contexts.md').read_text()
+    assert 'from 2 runs' in md and '76.93' in md and '34.45' in md                  # the paper's Origin average and random-C row
+    assert 'Random contexts instead of the two-step set' in md and 'Origin, discriminative only (ours)' in md
