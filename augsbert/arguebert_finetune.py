@@ -46,13 +46,14 @@ def correlations(u:np.ndarray, v:np.ndarray, # pair embeddings (see `pair_simila
         out[f'{d}_spearman'] = spearman(s, gold)
     return out
 
-# %% ../nbs/13a_arguebert_finetune.ipynb #eedc1513
+# %% ../nbs/13a_arguebert_finetune.ipynb #8f339d8e
 @dataclass(frozen=True)
 class Encoder:
     "One kind of encoder for the fine-tuning experiment."
     name: str             # the `-p encoder=` value
     describe: Callable    # (cfg) -> its row title
-    build: Callable       # (cfg, device) -> (SentenceTransformer, identity dict)
+    build: Callable       # (cfg, device) -> SentenceTransformer
+    identity: Callable    # (cfg) -> JSON-able dict that keys the cache (nothing is loaded)
     finetune: bool = True # False: scored as it is (the average-word-embedding baseline)
 
 ENCODERS: dict[str, Encoder] = {}
@@ -86,8 +87,11 @@ def arguebert_encoder(cfg:dict, # resolved settings with the `[arguebert]` keys
 
 def _arguebert(cfg, device):
     from augsbert.models import load_bi_encoder
-    folder, info = arguebert_encoder(cfg)
-    return load_bi_encoder(str(folder), device), dict(encoder='arguebert', folder_key=folder.name, code=info['code'])
+    return load_bi_encoder(str(arguebert_encoder(cfg)[0]), device)
+
+def _arguebert_id(cfg):
+    from augsbert.arguebert import pretrain_key
+    return dict(encoder='arguebert', pretrain=pretrain_key(**pretrain_recipe(cfg))[0])
 
 def random_encoder(size:str='mini', # a key of `augsbert.arguebert.SIZES`
                    seed:int=42,
@@ -112,26 +116,34 @@ def random_encoder(size:str='mini', # a key of `augsbert.arguebert.SIZES`
 def _random(cfg, device):
     from augsbert.models import load_bi_encoder
     folder = random_encoder(cfg['ab_size'], cfg['seed'], cfg['bi_encoder'])
-    return load_bi_encoder(str(folder), device), dict(encoder='random', size=cfg['ab_size'], seed=cfg['seed'])
+    return load_bi_encoder(str(folder), device)
+
+def _random_id(cfg): return dict(encoder='random', size=cfg['ab_size'], seed=cfg['seed'])
+
+def _packaged_id(name):
+    def identity(cfg):
+        from augsbert.models import resolve_model
+        src = resolve_model(cfg['bi_encoder'])
+        return dict(encoder=name, name=src.name, sha256=src.sha256)
+    return identity
 
 def _minilm(cfg, device):
-    from augsbert.models import load_bi_encoder, resolve_model
-    src = resolve_model(cfg['bi_encoder'])
-    return load_bi_encoder(cfg['bi_encoder'], device), dict(encoder='minilm', name=src.name, sha256=src.sha256)
+    from augsbert.models import load_bi_encoder
+    return load_bi_encoder(cfg['bi_encoder'], device)
 
 def _avg_tokens(cfg, device):
-    from augsbert.models import load_bi_encoder, resolve_model
+    from augsbert.models import load_bi_encoder
     from augsbert.students import static_from_tokens
-    src = resolve_model(cfg['bi_encoder'])
-    return static_from_tokens(load_bi_encoder(cfg['bi_encoder'], device)), dict(encoder='avg-tokens', name=src.name, sha256=src.sha256)
+    return static_from_tokens(load_bi_encoder(cfg['bi_encoder'], device))
 
 _OBJ = {'nsp': 'NSP', 'sp': 'sim. pred.', 'order': 'order pred.', 'edge': 'edge val. (same topic)'}
 register_encoder(Encoder('arguebert', lambda c: f"{'ArgueBERT' if c['ab_objective'] != 'nsp' else 'BERT'} {_OBJ[c['ab_objective']]}, "
                                                 f"{c['ab_setting'] if c['ab_setting'] == 'continued' else c['ab_size'] + ' from scratch'}",
-                         _arguebert))
-register_encoder(Encoder('random', lambda c: f"random {c['ab_size']} BERT (no pre-training)", _random))
-register_encoder(Encoder('minilm', lambda c: 'MiniLM-L6 (packaged)', _minilm))
-register_encoder(Encoder('avg-tokens', lambda c: 'average word embeddings (MiniLM tokens)', _avg_tokens, finetune=False))
+                         _arguebert, _arguebert_id))
+register_encoder(Encoder('random', lambda c: f"random {c['ab_size']} BERT (no pre-training)", _random, _random_id))
+register_encoder(Encoder('minilm', lambda c: 'MiniLM-L6 (packaged)', _minilm, _packaged_id('minilm')))
+register_encoder(Encoder('avg-tokens', lambda c: 'average word embeddings (MiniLM tokens)', _avg_tokens, _packaged_id('avg-tokens'),
+                         finetune=False))
 
 # %% ../nbs/13a_arguebert_finetune.ipynb #d11e1738
 TASKS = {  # task -> (data set, folds averaged; None: the data set has one split)
@@ -204,10 +216,7 @@ def sam_at(scores:dict, # a `score_encoder` result with 'sam'
     if not rows: raise AugsbertError(f"no SAM score at threshold {threshold}: the sweep has {[r['threshold'] for r in scores['sam']]}.")
     return rows[0]
 
-# %% ../nbs/13a_arguebert_finetune.ipynb #17799067
-def _sample(df:pd.DataFrame, n:int, seed:int)->pd.DataFrame:
-    return df if not n or n >= len(df) else df.sample(n=n, random_state=seed).reset_index(drop=True)
-
+# %% ../nbs/13a_arguebert_finetune.ipynb #86c82f7d
 def finetune_cell(cfg:dict, # resolved settings: `encoder`, the `[arguebert]` keys, `bi_encoder`, `device`
                   task:str, # a name in `TASKS`
                   fold:int|None, # its fold (ukp: 0-3; else None)
@@ -217,19 +226,20 @@ def finetune_cell(cfg:dict, # resolved settings: `encoder`, the `[arguebert]` ke
                  )->dict:
     "Scores (see `score_encoder`) of one encoder on one task and fold, fine-tuned with `seed` (or not); cached."
     from augsbert.cache import cached_json, stage_key, frame_key
+    from augsbert.data import sample_rows
     from augsbert.training import TrainConfig, bi_encoder_run, set_seed
     enc = check_encoder(cfg['encoder'])
     ft = ft or FinetuneConfig()
     if seed is not None and not enc.finetune: raise AugsbertError(f"encoder {enc.name!r} is scored as it is: pass seed=None.")
     train, test = task_splits(task, fold)
-    train, test = _sample(train, ft.max_train_pairs, 0), _sample(test, ft.max_test_pairs, 0)   # the same samples for every seed and encoder
-    model, ident = enc.build(cfg, cfg['device'])
-    key = stage_key('arguebert-cell', code=('augsbert.arguebert_finetune', 'augsbert.training', 'augsbert.arguebert'), encoder=ident,
+    # the same samples for every seed and encoder
+    train, test = (sample_rows(d, n, 0, keep_order=False) for d, n in ((train, ft.max_train_pairs), (test, ft.max_test_pairs)))
+    key = stage_key('arguebert-cell', code=('augsbert.arguebert_finetune', 'augsbert.training', 'augsbert.arguebert'), encoder=enc.identity(cfg),
                     task=task, fold=fold, seed=seed, ft=asdict(ft) if seed is not None else None,
                     train=frame_key(train) if seed is not None else None, test=frame_key(test))
     def compute():
         t0 = time.time(); steps = 0
-        m = model
+        m = enc.build(cfg, cfg['device'])                        # only when the cell is not cached
         if seed is not None:
             set_seed(seed)
             tc = TrainConfig(epochs=ft.epochs, batch_size=ft.batch_size, lr=ft.lr, max_seq_length=ft.max_seq_length, seed=seed,

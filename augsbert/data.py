@@ -19,7 +19,7 @@ from .config import (AugsbertError, DataError, ChecksumError, UnknownNameError, 
 __all__ = ['SPLIT_SEED', 'COLUMNS', 'TASKS', 'LOADER_MODULES', 'DATASETS', 'DATASET_PARAMETERS', 'DataFile', 'github_url',
            'data_file', 'fetch_file', 'describe_rows', 'validate_pairs', 'DatasetInfo', 'PairSplits',
            'register_dataset', 'unregister_dataset', 'fetch_dataset', 'load_dataset', 'norm_text', 'edge_components',
-           'component_split', 'check_disjoint', 'dataset_options', 'dataset_label', 'dataset_summary']
+           'sample_rows', 'component_split', 'check_disjoint', 'dataset_options', 'dataset_label', 'dataset_summary']
 
 # %% ../nbs/01_data.ipynb #d8def4e7
 _log = logging.getLogger(__name__)
@@ -342,6 +342,17 @@ def edge_components(a, # one end of each edge: node labels (any hashable values)
     n = len(a)
     g = coo_matrix((np.ones(n, dtype=np.int8), (codes[:n], codes[n:])), shape=(len(uniq), len(uniq)))
     return connected_components(g, directed=False)[1][codes[:n]]
+
+# %% ../nbs/01_data.ipynb #7a3053a1
+def sample_rows(df:pd.DataFrame, # any table
+                n:int, # at most this many rows (0: all)
+                seed:int, # the sample's seed
+                keep_order:bool=True # True: `df`'s order and index; False: the drawn order, index 0..n-1
+               )->pd.DataFrame:
+    "At most `n` rows of `df` drawn with `seed`; `df` itself when `n` is 0 or not smaller than it."
+    if not n or n >= len(df): return df
+    s = df.sample(n=n, random_state=seed)
+    return s.sort_index() if keep_order else s.reset_index(drop=True)
 
 # %% ../nbs/01_data.ipynb #d1e75afc
 def component_split(groups:np.ndarray, # group label of each pair

@@ -129,18 +129,20 @@ def student_config(be:TrainConfig, # the bi-encoder training configuration
     if STUDENTS[name].kind != 'static': return be
     return replace(be, lr=options['static_lr'], epochs=options['static_epochs'])
 
-# %% ../nbs/07b_students.ipynb #027388a8
+# %% ../nbs/07b_students.ipynb #393d7a30
 def make_student(name:str, # a name in `STUDENTS`
                  base:str, # the base model (a name or folder, see `augsbert.models.resolve_model`)
-                 options:dict|None=None, # its settings; missing ones: settings.ini's (the `cpu` profile)
+                 options:dict|None=None, # its settings (experiments pass them all); missing ones: the `cpu` profile's
                  device:str='cpu'
                 ):
     "The untrained student `name` built from `base` (a `SentenceTransformer`)."
     from sentence_transformers import SentenceTransformer
     if name not in STUDENTS: raise unknown_name('student (-p student)', name, STUDENTS)
     s, device = STUDENTS[name], pick_device(device)
-    defaults = student_options(dict(get_profile('cpu'), student=name), name)
-    options = {k: (options or {}).get(k, defaults[k]) for k in s.settings}
+    given = options or {}
+    if any(k not in given for k in s.settings):              # settings.ini is read only for what the caller left out
+        given = {**student_options(dict(get_profile('cpu'), student=name), name), **given}
+    options = {k: given[k] for k in s.settings}
     if name == 'static' and options['static_init'] == 'model2vec':
         src = resolve_model(base)
         key = stage_key('student', code=('augsbert.students',), name=name, base=[src.name, src.sha256, src.revision,

@@ -12,7 +12,7 @@ from ..data import DataFile, fetch_file
 
 # %% auto #0
 __all__ = ['CORPORA', 'WEB_DEB', 'CorpusInfo', 'Corpus', 'register_corpus', 'deb_members', 'extract_deb', 'osis_to_text',
-           'split_sentences', 'load_corpus']
+           'split_sentences', 'load_corpus', 'running_text']
 
 # %% ../../nbs/01f_loaders_corpus.ipynb #ebd16751
 @dataclass(frozen=True)
@@ -128,3 +128,21 @@ def load_corpus(name:str, # a name in `CORPORA`
     r = cached_json('corpus', key, lambda: dict(zip(('titles', 'documents'), read(files))))
     if not r['documents']: raise DataError(f"corpus {name!r} has no documents: its files were read but gave no text.")
     return Corpus(name, r['documents'], r['titles'], info)
+
+# %% ../../nbs/01f_loaders_corpus.ipynb #516f110c
+def running_text(documents, # a list of documents, each a list of sentences in order
+                 what:str, # who asks, for the message
+                 min_len:int=1 # at least one document must have this many sentences (0: no check)
+                )->list[list[str]]:
+    "`documents` as lists of non-empty, stripped sentences; a clear error for another shape or too little text."
+    if isinstance(documents, (str, bytes)) or not hasattr(documents, '__iter__'):
+        raise DataError(f"{what}: expected a list of documents, each a list of sentences, got {type(documents).__name__}.")
+    documents = list(documents)
+    for i, d in enumerate(documents):
+        if isinstance(d, (str, bytes)) or not hasattr(d, '__iter__'):
+            raise DataError(f"{what}: document {i} is a {type(d).__name__}, not a list of sentences "
+                            "(for one document, pass [sentences]).")
+    docs = [[str(s).strip() for s in d if str(s).strip()] for d in documents]
+    if min_len and not any(len(d) >= min_len for d in docs):
+        raise DataError(f"{what}: no document has {min_len} or more sentences: this needs running text.")
+    return docs
