@@ -7,6 +7,7 @@
 #                    Figure 1 per student, top-k sweeps, seed optimisation (hours on 2 cores; resumable)
 #   make augcse      AugCSE: SimCSE vs AugCSE and the paper's ablations (reports/ablations.md; ~2 h, resumable)
 #   make paper       the paper's grid (profile paper: GPU, hub models);  make dry-run [GRID=paper]  what would run
+#   make bench       speed and memory of silver-set construction at Quora scale (reports/performance.md; ~2 h)
 #   make docs        the HTML site in _docs/html/;  make lab  JupyterLab
 #
 # Data: the loaders look in $AUGSBERT_DATA_MIRROR first (set here to ../shared/data when it exists),
@@ -31,7 +32,7 @@ export MPLBACKEND := Agg
 # torch on 2 shared cores: busy-waiting OpenMP threads made training up to 10x slower (benchmarks/ce_recipes.py)
 export OMP_WAIT_POLICY ?= PASSIVE
 
-.PHONY: install reproduce table5 domain augcse arguebert-pretrain arguebert contexts paper dry-run docs outputs lab lint test test-slow check-export clean-venv
+.PHONY: install reproduce table5 domain augcse arguebert-pretrain arguebert contexts paper dry-run docs outputs lab lint test test-slow bench check-export clean-venv
 
 install: $(STAMP)
 
@@ -130,6 +131,19 @@ TEST_WORKERS ?= $(CORES)
 test: install lint check-export
 	AUGSBERT_OFFLINE=1 $(BIN)/nbdev-test
 	AUGSBERT_OFFLINE=1 OMP_NUM_THREADS=1 MKL_NUM_THREADS=1 $(BIN)/python -m pytest -q -n $(TEST_WORKERS) --dist loadfile --durations=15 tests
+
+## Speed and memory targets (not tests; about 2 h on 2 cores): benchmarks/*.py measure against their baselines in
+## the same run → benchmarks/results/*.json → reports/performance.md (nbs/reports/performance.ipynb).
+BENCH_OUT ?= benchmarks/results
+bench: install
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[dev,bench]' $(TORCH)
+	$(BIN)/python benchmarks/bm25_speed.py --corpus stsb --out $(BENCH_OUT)/bm25_stsb.json
+	$(BIN)/python benchmarks/bm25_speed.py --corpus quora --baseline-queries 20000 --rank-bm25-queries 200 --out $(BENCH_OUT)/bm25_quora.json
+	$(BIN)/python benchmarks/sampling_growth.py --out $(BENCH_OUT)/sampling_growth_quora.json
+	$(BIN)/python benchmarks/semantic_speed.py --out $(BENCH_OUT)/semantic_quora.json
+	$(BIN)/python benchmarks/labelling_speed.py --out $(BENCH_OUT)/labelling_stsb.json
+	$(BIN)/python benchmarks/cached_rerun.py --out $(BENCH_OUT)/cached_rerun.json
+	$(BIN)/augsbert report performance
 
 test-slow: install
 	AUGSBERT_OFFLINE=1 $(BIN)/python -m pytest -q -m slow tests

@@ -14,8 +14,9 @@ from .metrics import tokenize
 
 # %% auto #0
 __all__ = ['PAIR_COLUMNS', 'SAMPLERS', 'unique_sentences', 'gold_pair_keys', 'exclude_gold', 'sample_random', 'bm25_top_k',
-           'sample_bm25', 'semantic_top_k', 'sample_semantic', 'sample_bm25_semantic', 'kde_keep_probability',
-           'sample_kde', 'Sampler', 'sample_pairs', 'silver_pairs_estimate', 'check_silver_memory']
+           'sample_bm25', 'knn_search', 'knn_recall', 'semantic_top_k', 'sample_semantic', 'sample_bm25_semantic',
+           'kde_keep_probability', 'sample_kde', 'Sampler', 'sample_pairs', 'silver_pairs_estimate',
+           'check_silver_memory']
 
 # %% ../nbs/08_sampling.ipynb #3585fe22
 PAIR_COLUMNS = ['sentence1', 'sentence2']
@@ -126,34 +127,7 @@ def sample_random(gold_df:pd.DataFrame, # gold pairs: columns sentence1, sentenc
     if n == 0: return pool.frame([])
     return pool.frame(np.sort(_random_codes(pool, int(n), np.random.default_rng(seed), progress)))
 
-# %% ../nbs/08_sampling.ipynb #8b1c795a
-def _bm25_index(tokens:list[list[str]], k1:float, b:float, epsilon:float):
-    "A `BM25Okapi` over `tokens`, its (sentence × word) weights as a sparse CSC matrix, and each query's word columns."
-    from rank_bm25 import BM25Okapi
-    import scipy.sparse as sp
-    bm = BM25Okapi(tokens, k1=k1, b=b, epsilon=epsilon)
-    vocab = {w: c for c, w in enumerate(bm.idf)}
-    rows = np.fromiter((d for d, fr in enumerate(bm.doc_freqs) for _ in fr), dtype=np.int64)
-    cols = np.fromiter((vocab[w] for fr in bm.doc_freqs for w in fr), dtype=np.int64)
-    tf = np.fromiter((f for fr in bm.doc_freqs for f in fr.values()), dtype=np.int64)
-    idf = np.array([bm.idf[w] or 0 for w in vocab], dtype=float)[cols]
-    dl = np.array(bm.doc_len)[rows]
-    # rank_bm25's expression, term by term, so every weight is the same float
-    w = idf * (tf * (bm.k1 + 1) / (tf + bm.k1 * (1 - bm.b + bm.b * dl / bm.avgdl)))
-    W = sp.csc_matrix((w, (rows, cols)), shape=(bm.corpus_size, len(vocab)))
-    queries = [np.array([vocab.get(t, -1) for t in q], dtype=np.int64) for q in tokens]
-    return bm, W, queries
-
-def _bm25_scores(W, queries:list, lo:int, hi:int)->np.ndarray:
-    "Dense BM25 scores of queries lo..hi-1 against every sentence, accumulated in query-word order."
-    S = np.zeros((hi - lo, W.shape[0]))
-    qs = queries[lo:hi]
-    for p in range(max((len(q) for q in qs), default=0)):
-        r = np.array([k for k, q in enumerate(qs) if len(q) > p and q[p] >= 0], dtype=np.int64)
-        if len(r) == 0: continue
-        S[r] += W[:, np.array([qs[k][p] for k in r])].T.toarray()
-    return S
-
+# %% ../nbs/08_sampling.ipynb #90b7e0aa
 def _top_rows(S:np.ndarray, lo:int, k:int)->tuple[np.ndarray, np.ndarray]:
     "Top-`k` columns of each row of S (row r is query lo+r, excluded), score > 0, by score desc then index asc."
     c, n = S.shape
@@ -170,7 +144,7 @@ def _top_rows(S:np.ndarray, lo:int, k:int)->tuple[np.ndarray, np.ndarray]:
 
 def bm25_top_k(sentences:list[str], # the corpus; every sentence is also a query
                top_k:int=3, # neighbours per sentence (other than itself)
-               fast:bool=True, # vectorised scoring (identical to rank_bm25); False: rank_bm25's own `get_scores`
+               fast:bool=True, # the exact search of `augsbert.bm25` (identical to rank_bm25); False: rank_bm25's own `get_scores`
                k1:float=1.5, b:float=0.75, epsilon:float=0.25, # BM25Okapi's parameters (rank_bm25's defaults)
                progress:bool=True # show a progress bar
               )->tuple[np.ndarray, np.ndarray]:
@@ -180,14 +154,13 @@ def bm25_top_k(sentences:list[str], # the corpus; every sentence is also a query
     if n < 2 or top_k == 0: return np.full((n, top_k), -1, dtype=np.int64), np.full((n, top_k), np.nan)
     tokens = [tokenize(s) for s in sentences]
     if not any(tokens): return np.full((n, top_k), -1, dtype=np.int64), np.full((n, top_k), np.nan)
-    bm, W, queries = _bm25_index(tokens, k1, b, epsilon)
-    chunk = max(1, 4_000_000 // n) if fast else 1         # ≈ 32 MB of scores at a time
-    out = []
-    with tqdm(total=n, desc='BM25', disable=not progress, leave=False) as bar:
-        for lo in range(0, n, chunk):
-            hi = min(n, lo + chunk)
-            S = _bm25_scores(W, queries, lo, hi) if fast else np.asarray(bm.get_scores(tokens[lo]), dtype=float)[None]
-            out.append(_top_rows(S, lo, top_k)); bar.update(hi - lo)
+    if fast:
+        from augsbert.bm25 import bm25_index, bm25_search
+        return bm25_search(bm25_index(tokens, k1, b, epsilon), tokens, top_k, self_ids=np.arange(n), progress=progress)
+    from rank_bm25 import BM25Okapi
+    bm = BM25Okapi(tokens, k1=k1, b=b, epsilon=epsilon)
+    out = [_top_rows(np.asarray(bm.get_scores(q), dtype=float)[None], i, top_k)
+           for i, q in enumerate(tqdm(tokens, desc='BM25 (rank_bm25)', disable=not progress, leave=False))]
     return np.concatenate([o[0] for o in out]), np.concatenate([o[1] for o in out])
 
 # %% ../nbs/08_sampling.ipynb #f84b22a7
@@ -208,30 +181,81 @@ def sample_bm25(gold_df:pd.DataFrame, # gold pairs: columns sentence1, sentence2
     idx, _ = bm25_top_k(pool.sentences, top_k, fast=fast, k1=k1, b=b, progress=progress)
     return pool.frame(_knn_codes(pool, idx))
 
-# %% ../nbs/08_sampling.ipynb #e4ce2ac9
+# %% ../nbs/08_sampling.ipynb #853737b1
+def _normalised(emb)->np.ndarray:
+    import faiss
+    emb = np.ascontiguousarray(np.asarray(emb, dtype=np.float32))
+    if emb.ndim != 2: raise AugsbertError(f"embeddings must be a matrix (sentences × dimensions), got shape {emb.shape}.")
+    if not np.isfinite(emb).all(): raise AugsbertError("the embeddings contain NaN or infinite values: the encoder diverged.")
+    emb = emb.copy(); faiss.normalize_L2(emb)
+    return emb
+
+def _exact_rows(emb:np.ndarray, queries:np.ndarray, k:int)->tuple[np.ndarray, np.ndarray]:
+    "Exact top-k (inner product) of `queries` (row positions in emb), themselves excluded, ties by position."
+    import faiss
+    index = faiss.IndexFlatIP(emb.shape[1]); index.add(emb)
+    return _drop_self(*index.search(emb[queries], min(k + 1, len(emb))), queries, k)
+
+def _drop_self(D, I, queries, k):
+    idx, sc = np.full((len(queries), k), -1, dtype=np.int64), np.full((len(queries), k), np.nan)
+    for r, q in enumerate(queries):
+        ok = (I[r] >= 0) & (I[r] != q)
+        j, d = I[r][ok], D[r][ok]
+        o = np.lexsort((j, -d))[:k]
+        idx[r, :len(o)], sc[r, :len(o)] = j[o], d[o]
+    return idx, sc
+
+def knn_search(emb, # sentence embeddings, one row per sentence (normalised here: inner product = cosine)
+               top_k:int=3, # neighbours per sentence (other than itself)
+               exact_below:int=50_000, # exact search up to this many sentences; an HNSW index above
+               ef_search:int=128, # HNSW: candidates kept per query (more: higher recall, slower)
+               chunk:int=20_000, # queries per search call (the progress bar's step)
+               progress:bool=True
+              )->tuple[np.ndarray, np.ndarray]:
+    "For each row, the positions and cosines of its `top_k` nearest other rows (-1 / NaN where fewer)."
+    import faiss
+    if top_k < 0: raise AugsbertError(f"top_k must be >= 0, got {top_k}.")
+    emb = _normalised(emb); n = len(emb)
+    if n < 2 or top_k == 0: return np.full((n, top_k), -1, dtype=np.int64), np.full((n, top_k), np.nan)
+    if n <= exact_below:
+        index = faiss.IndexFlatIP(emb.shape[1])
+    else:
+        index = faiss.IndexHNSWFlat(emb.shape[1], 32, faiss.METRIC_INNER_PRODUCT)
+        index.hnsw.efConstruction = 40
+    index.add(emb)
+    if n > exact_below: index.hnsw.efSearch = max(ef_search, top_k + 1)
+    out_i, out_s = [], []
+    for lo in tqdm(range(0, n, chunk), desc='nearest neighbours', unit='chunk', disable=not progress, leave=False):
+        q = np.arange(lo, min(n, lo + chunk))
+        D, I = index.search(emb[q], min(top_k + 1, n))
+        i_, s_ = _drop_self(D, I, q, top_k); out_i.append(i_); out_s.append(s_)
+    return np.concatenate(out_i), np.concatenate(out_s)
+
+def knn_recall(emb, # the embeddings `knn_search` searched
+               idx:np.ndarray, # its neighbours
+               sample:int=1000, # queries checked against exact search
+               seed:int=0
+              )->float:
+    "recall@k of `idx` against exact search, on a random sample of queries (1.0: the same neighbour sets)."
+    emb = _normalised(emb)
+    q = np.sort(np.random.default_rng(seed).choice(len(emb), min(sample, len(emb)), replace=False))
+    ref, _ = _exact_rows(emb, q, idx.shape[1])
+    hits = sum(len(set(a[a >= 0]) & set(b[b >= 0])) for a, b in zip(idx[q], ref))
+    return hits / max(1, int((ref >= 0).sum()))
+
 def semantic_top_k(sentences:list[str], # the corpus; every sentence is also a query
                    model, # a bi-encoder: a `SentenceTransformer` (anything with `.encode(sentences, ...)`)
                    top_k:int=3, # neighbours per sentence (other than itself)
                    batch_size:int=64, # encoding batch size
-                   progress:bool=True # show the encoding progress bar
+                   progress:bool=True, # show the encoding progress bar
+                   exact_below:int=50_000 # exact search up to this many sentences (see `knn_search`)
                   )->tuple[np.ndarray, np.ndarray]:
-    "For each sentence, the positions and cosine similarities of its `top_k` nearest other sentences (exact Faiss search)."
-    import faiss
+    "For each sentence, the positions and cosine similarities of its `top_k` nearest other sentences (Faiss)."
     if top_k < 0: raise AugsbertError(f"top_k must be >= 0, got {top_k}.")
     n = len(sentences)
-    idx, sc = np.full((n, top_k), -1, dtype=np.int64), np.full((n, top_k), np.nan)
-    if n < 2 or top_k == 0: return idx, sc
+    if n < 2 or top_k == 0: return np.full((n, top_k), -1, dtype=np.int64), np.full((n, top_k), np.nan)
     emb = model.encode(list(sentences), batch_size=batch_size, convert_to_numpy=True, show_progress_bar=progress)
-    emb = np.ascontiguousarray(np.asarray(emb, dtype=np.float32))
-    faiss.normalize_L2(emb)
-    index = faiss.IndexFlatIP(emb.shape[1]); index.add(emb)
-    D, I = index.search(emb, min(top_k + 1, n))
-    for r in range(n):
-        ok = (I[r] >= 0) & (I[r] != r)
-        j, d = I[r][ok], D[r][ok]
-        o = np.lexsort((j, -d))[:top_k]
-        idx[r, :len(o)], sc[r, :len(o)] = j[o], d[o]
-    return idx, sc
+    return knn_search(emb, top_k, exact_below=exact_below, progress=progress)
 
 def sample_semantic(gold_df:pd.DataFrame, # gold pairs: columns sentence1, sentence2
                     top_k:int=3, # neighbours per sentence (the paper: 3 to 18, best 3 to 7)

@@ -1,0 +1,50 @@
+"""How the cost of drawing a silver set grows with the corpus: BM25 top-k (`augsbert.sampling.bm25_top_k`) and
+semantic-search top-k with the static student (`semantic_top_k`: exact search up to 50k sentences, HNSW above)
+over the first N Quora questions, N from 10k to all 537k, in one run; the fitted exponent b of time ≈ a·N^b.
+
+    .venv/bin/python benchmarks/sampling_growth.py --out benchmarks/results/sampling_growth_quora.json
+"""
+import argparse, json, os, time
+from pathlib import Path
+import numpy as np
+from bm25_speed import corpus, machine
+
+
+def fit_exponent(n, t)->float:
+    "Least-squares slope of log(t) on log(n)."
+    return float(np.polyfit(np.log(np.asarray(n, float)), np.log(np.asarray(t, float)), 1)[0])
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument('--corpus', default='quora')
+    ap.add_argument('--sizes', default='10000,30000,100000,300000,0', help='first N sentences (0: all)')
+    ap.add_argument('--k', type=int, default=5)
+    ap.add_argument('--methods', default='bm25,semantic-static')
+    ap.add_argument('--out', default='')
+    a = ap.parse_args()
+    from augsbert.config import atomic_write, get_profile
+    from augsbert.models import DEFAULT_MODEL
+    from augsbert.sampling import bm25_top_k, semantic_top_k
+    from augsbert.students import make_student, student_options
+    allsents = corpus(a.corpus)
+    sizes = [int(s) or len(allsents) for s in a.sizes.split(',')]
+    static = make_student('static', DEFAULT_MODEL, student_options(get_profile('cpu'), 'static'))
+    run = {'bm25': lambda s: bm25_top_k(s, a.k, progress=False),
+           'semantic-static': lambda s: semantic_top_k(s, static, a.k, progress=False)}
+    for m in run: run[m](allsents[:2000])                                            # compile / warm up
+    res = dict(corpus=a.corpus, k=a.k, machine=machine(), methods={})
+    for m in a.methods.split(','):
+        rows = []
+        for n in sizes:
+            t0 = time.perf_counter(); run[m](allsents[:n]); rows.append(dict(n=n, seconds=time.perf_counter() - t0))
+            print(m, rows[-1], flush=True)
+        res['methods'][m] = dict(points=rows, exponent=fit_exponent([r['n'] for r in rows], [r['seconds'] for r in rows]))
+        print(m, 'exponent', round(res['methods'][m]['exponent'], 3), flush=True)
+    if a.out:
+        with atomic_write(Path(a.out)) as f: f.write(json.dumps(res, indent=1) + '\n')
+
+
+if __name__ == '__main__':
+    os.environ.setdefault('OMP_WAIT_POLICY', 'PASSIVE')
+    main()

@@ -1,0 +1,46 @@
+"""`make bench` in miniature: every benchmark script runs on a small slice of real data, writes its JSON, and the
+performance report renders a row per target from them (the numbers here are meaningless; the pipeline is not)."""
+import importlib.util, json, subprocess, sys
+from pathlib import Path
+import pytest
+from conftest import needs_data, ROOT
+
+pytestmark = needs_data
+BENCH = ROOT/'benchmarks'
+
+def _run(script, *args):
+    subprocess.run([sys.executable, str(BENCH/script), *args], check=True, cwd=ROOT, capture_output=True, text=True)
+
+@pytest.fixture(scope='module')
+def results(tmp_path_factory):
+    out = tmp_path_factory.mktemp('bench')
+    methods = 'augsbert,rank_bm25' + (',bm25s' if importlib.util.find_spec('bm25s') else '')
+    _run('bm25_speed.py', '--corpus', 'sts-es', '--n', '400', '--methods', methods, '--out', str(out/'bm25_stsb.json'))
+    _run('sampling_growth.py', '--corpus', 'sts-es', '--sizes', '300,600,1200', '--methods', 'bm25', '--out', str(out/'sampling_growth_quora.json'))
+    _run('semantic_speed.py', '--corpus', 'sts-es', '--n', '400', '--encoders', 'minilm', '--exact-queries', '100', '--recall-sample', '100',
+         '--out', str(out/'semantic_quora.json'))
+    _run('labelling_speed.py', '--pairs', '40', '--rounds', '1', '--out', str(out/'labelling_stsb.json'))
+    return out
+
+def test_bm25_benchmark_checks_parity(results):
+    r = json.loads((results/'bm25_stsb.json').read_text())
+    assert r['parity'] == dict(queries=400, same_neighbours=True, same_scores=True)
+    assert r['methods']['augsbert']['queries'] == 400 and r['ratios']['rank_bm25 / augsbert']['total'] > 1
+    assert r['machine']['cores'] >= 1 and r['machine']['git_commit']
+
+def test_growth_fits_an_exponent(results):
+    g = json.loads((results/'sampling_growth_quora.json').read_text())['methods']['bm25']
+    assert [p['n'] for p in g['points']] == [300, 600, 1200] and 0.5 < g['exponent'] < 3
+
+def test_labelling_is_the_raw_loop_s_numbers(results):
+    r = json.loads((results/'labelling_stsb.json').read_text())
+    assert r['pairs'] == 40 and r['max_abs_diff_fp32'] < 1e-5                  # the same scores as the raw forward loop
+    assert set(r['pairs_per_s']) == {'label_pairs fp32', 'label_pairs bf16', 'raw loop fp32', 'raw loop bf16'}
+
+def test_the_report_has_a_row_per_target(results, reports):
+    from augsbert.runs import render_report
+    render_report('performance', progress=False, results_dir=str(results))
+    md = (reports/'performance.md').read_text()
+    assert 'BM25 top-5 of every sts-es training sentence (400)' in md and 'recall@5' in md and 'raw forward loop' in md
+    assert 'exponent ≤ 1.3' in md and 'Missing results: bm25_quora.json, cached_rerun.json' in md
+    assert (reports/'figures'/'performance_growth.png').exists()
