@@ -171,7 +171,7 @@ def _knn_codes(pool:_Pool, idx:np.ndarray)->np.ndarray:
 
 def sample_bm25(gold_df:pd.DataFrame, # gold pairs: columns sentence1, sentence2
                 top_k:int=3, # BM25 neighbours per sentence (the paper: 3 to 18, best 3 or 5)
-                fast:bool=True, # vectorised scoring, identical to rank_bm25 (see `bm25_top_k`)
+                fast:bool=True, # the exact BM25 search, identical to rank_bm25 (see `bm25_top_k`)
                 k1:float=1.5, b:float=0.75, # BM25Okapi's parameters
                 progress:bool=True, # show a progress bar
                 unlabelled=() # more sentences: queries and candidates too
@@ -277,7 +277,7 @@ def sample_bm25_semantic(gold_df:pd.DataFrame, # gold pairs: columns sentence1, 
                          top_k:int=3, # neighbours per sentence, for each of the two retrievers
                          model=None, # the bi-encoder for the semantic search (see `sample_semantic`)
                          batch_size:int=64, # encoding batch size
-                         fast:bool=True, # vectorised BM25 (see `bm25_top_k`)
+                         fast:bool=True, # the exact BM25 search of `augsbert.bm25` (see `bm25_top_k`)
                          progress:bool=True, # show progress bars
                          unlabelled=() # more sentences: queries and candidates too
                         )->pd.DataFrame:
