@@ -62,7 +62,7 @@ def bm25_index(tokens:list[list[str]], # tokenised sentences (e.g. `augsbert.met
     maxw = np.maximum.reduceat(w, ptr[:-1]) if V else np.zeros(0)
     return BM25Index(dict(zip(words, range(V))), ptr, docs, w, maxw, idf, n)
 
-# %% ../nbs/08a_bm25.ipynb #b271a9b4
+# %% ../nbs/08a_bm25.ipynb #a4576daa
 import numba
 
 @numba.njit(cache=True)
@@ -142,28 +142,49 @@ def _one_query(ptr, docs, w, maxw, toks, self_id, k, prune, acc, mark, touched, 
         lb = np.partition(full[:nl], nl - k)[nl - k]
         if lb > rest[m] * HI:
             theta = lb; break
-    # 2. the rest of the words for the touched sentences that can still reach theta. A word whose posting list is
-    #    short next to the number of such sentences is walked (touched sentences only); the others are looked up
-    #    per sentence in bound order, a sentence dropped as soon as its bound falls below theta (which rises as
-    #    better sentences are found)
-    alive = 0
-    if m < U:
-        for i in range(nt):
-            if (acc[touched[i]] + rest[m]) * HI >= theta: alive += 1
+    # 2. the rest of the words, for the touched sentences that can still reach theta (mark 2; a list narrowed after
+    #    each word, as the bound of the words left falls and theta rises to the k-th best partial score). A word whose
+    #    posting list is short next to that list is walked; the others are looked up per sentence in bound order, a
+    #    sentence dropped as soon as its bound falls below theta (which rises as better sentences are found)
+    na = 0
+    for i in range(nt):
+        d = touched[i]
+        if (acc[d] + rest[m]) * HI >= theta:
+            cand[na] = d; na += 1; mark[d] = 2
+    kth = np.empty(k)
     m2 = m
     while m2 < U:
         j = order[m2]; t = ut[j]; c = cnt[j]
-        if ptr[t + 1] - ptr[t] > 16 * alive: break
+        if ptr[t + 1] - ptr[t] > 16 * na: break
         for p in range(ptr[t], ptr[t + 1]):
             d = docs[p]
-            if mark[d] != 0 and d != self_id: acc[d] += c * w[p]
+            if mark[d] == 2: acc[d] += c * w[p]
         m2 += 1
+        kth[:] = -np.inf                          # the k-th best partial score: a lower bound of the final k-th best
+        for i in range(na):
+            v = acc[cand[i]]
+            if v > kth[k - 1]:
+                pos = k - 1
+                while pos > 0 and v > kth[pos - 1]:
+                    kth[pos] = kth[pos - 1]; pos -= 1
+                kth[pos] = v
+        if kth[k - 1] > theta: theta = kth[k - 1]
+        nn = 0
+        for i in range(na):
+            d = cand[i]
+            if (acc[d] + rest[m2]) * HI >= theta:
+                cand[nn] = d; nn += 1
+            else: mark[d] = 1
+        na = nn
+    for i in range(nt):                           # reset for the next query (the listed sentences below)
+        d = touched[i]
+        if mark[d] != 2: acc[d] = 0.0; mark[d] = 0
     top_s = np.full(k, -np.inf); top_i = np.full(k, -1, dtype=np.int64)
     nc = 0
-    for i in range(nt):
-        d = touched[i]
+    for i in range(na):
+        d = cand[i]
         s = float(acc[d])
-        acc[d] = 0.0; mark[d] = 0                 # reset for the next query
+        acc[d] = 0.0; mark[d] = 0
         if (s + rest[m2]) * HI < theta: continue
         ok = True
         for q in range(m2, U):
@@ -172,7 +193,7 @@ def _one_query(ptr, docs, w, maxw, toks, self_id, k, prune, acc, mark, touched, 
             if (s + rest[q + 1]) * HI < theta:
                 ok = False; break
         if not ok or not s > 0.0: continue
-        cand[nc] = d; buf[nc] = s; nc += 1
+        cand[nc] = d; buf[nc] = s; nc += 1        # nc <= i: the list is overwritten behind the loop
         _insert(top_s, top_i, s, d)
         if top_i[k - 1] >= 0 and top_s[k - 1] > theta: theta = top_s[k - 1]
     # 3. the contenders scored exactly, in rank_bm25's word order; the top k by score, then position
