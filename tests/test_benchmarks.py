@@ -16,7 +16,8 @@ def results(tmp_path_factory):
     out = tmp_path_factory.mktemp('bench')
     methods = 'augsbert,rank_bm25' + (',bm25s' if importlib.util.find_spec('bm25s') else '')
     _run('bm25_speed.py', '--corpus', 'sts-es', '--n', '400', '--methods', methods, '--out', str(out/'bm25_stsb.json'))
-    _run('sampling_growth.py', '--corpus', 'sts-es', '--sizes', '300,600,1200', '--methods', 'bm25', '--out', str(out/'sampling_growth_quora.json'))
+    _run('sampling_growth.py', '--corpus', 'sts-es', '--sizes', '300,600,1200', '--methods', 'bm25' + (',bm25s' if importlib.util.find_spec('bm25s') else ''),
+         '--bm25s-queries', '500', '--out', str(out/'sampling_growth_quora.json'))
     _run('semantic_speed.py', '--corpus', 'sts-es', '--n', '400', '--encoders', 'minilm', '--exact-queries', '100', '--recall-sample', '100',
          '--out', str(out/'semantic_quora.json'))
     _run('labelling_speed.py', '--pairs', '40', '--rounds', '1', '--out', str(out/'labelling_stsb.json'))
@@ -31,6 +32,9 @@ def test_bm25_benchmark_checks_parity(results):
 def test_growth_fits_an_exponent(results):
     g = json.loads((results/'sampling_growth_quora.json').read_text())['methods']['bm25']
     assert [p['n'] for p in g['points']] == [300, 600, 1200] and 0.5 < g['exponent'] < 3
+    if importlib.util.find_spec('bm25s'):                          # the baseline: its search timed on 500 queries, scaled
+        b = json.loads((results/'sampling_growth_quora.json').read_text())['methods']['bm25s']['points']
+        assert [p.get('extrapolated', False) for p in b] == [False, True, True] and all(p['seconds'] > 0 for p in b)
 
 def test_labelling_is_the_raw_loop_s_numbers(results):
     r = json.loads((results/'labelling_stsb.json').read_text())
