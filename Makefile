@@ -120,9 +120,9 @@ LAB_ARGS ?=
 lab: install
 	$(BIN)/jupyter lab --notebook-dir=$(CURDIR) $(LAB_ARGS)
 
-## Unused and undefined names in the library (pyflakes rules): the gate before the tests.
+## Unused and undefined names in the library, the benchmarks and the tests (pyflakes rules): the gate before the tests.
 lint: install
-	$(BIN)/ruff check --select F augsbert
+	$(BIN)/ruff check --select F augsbert benchmarks tests
 
 ## Tests: the lint gate, the notebooks/library sync check, notebooks (nbdev-test), pytest (slow tests excluded;
 ## includes the workflow dry runs and the docs build, tests/test_workflow.py and tests/test_docs.py). pytest runs one

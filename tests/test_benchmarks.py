@@ -1,7 +1,6 @@
 """`make bench` in miniature: every benchmark script runs on a small slice of real data, writes its JSON, and the
 performance report renders a row per target from them (the numbers here are meaningless; the pipeline is not)."""
 import importlib.util, json, subprocess, sys
-from pathlib import Path
 import pytest
 from conftest import needs_data, ROOT
 
@@ -35,6 +34,10 @@ def test_growth_fits_an_exponent(results):
     if importlib.util.find_spec('bm25s'):                          # the baseline: its search timed on 500 queries, scaled
         b = json.loads((results/'sampling_growth_quora.json').read_text())['methods']['bm25s']['points']
         assert [p.get('extrapolated', False) for p in b] == [False, True, True] and all(p['seconds'] > 0 for p in b)
+
+def test_unknown_growth_method_is_a_clear_error():
+    r = subprocess.run([sys.executable, str(BENCH/'sampling_growth.py'), '--methods', 'bm25,bm52'], cwd=ROOT, capture_output=True, text=True)
+    assert r.returncode == 2 and "unknown method(s) ['bm52']" in r.stderr and 'bm25, semantic-static, bm25s' in r.stderr
 
 def test_labelling_is_the_raw_loop_s_numbers(results):
     r = json.loads((results/'labelling_stsb.json').read_text())

@@ -2,7 +2,6 @@
 target pair set and label mode, a Shah et al. target read from a fixture, and the bad inputs, which fail before any model
 is trained."""
 from pathlib import Path
-import pandas as pd
 import pytest
 from conftest import needs_data
 from augsbert.config import AugsbertError

@@ -1,5 +1,5 @@
 "Integration: the `datasets` experiment run by papermill on the smoke profile, its report, and the CLI."
-import json, subprocess, sys
+import subprocess, sys
 from pathlib import Path
 import pytest
 from conftest import needs_data

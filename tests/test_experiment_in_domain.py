@@ -2,7 +2,6 @@
 an interrupted silver labelling that resumes to the same metrics, and the in-domain report."""
 import json
 from pathlib import Path
-import pandas as pd
 import pytest
 from conftest import needs_data
 from augsbert.config import AugsbertError
