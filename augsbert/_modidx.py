@@ -217,6 +217,7 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                    'augsbert.contexts.Scorer': ('contexts.html#scorer', 'augsbert/contexts.py'),
                                    'augsbert.contexts._coherence_features': ('contexts.html#_coherence_features', 'augsbert/contexts.py'),
                                    'augsbert.contexts._words': ('contexts.html#_words', 'augsbert/contexts.py'),
+                                   'augsbert.contexts.check_context_budget': ('contexts.html#check_context_budget', 'augsbert/contexts.py'),
                                    'augsbert.contexts.check_scorer': ('contexts.html#check_scorer', 'augsbert/contexts.py'),
                                    'augsbert.contexts.coherence_examples': ('contexts.html#coherence_examples', 'augsbert/contexts.py'),
                                    'augsbert.contexts.coherence_scorer': ('contexts.html#coherence_scorer', 'augsbert/contexts.py'),

@@ -15,7 +15,7 @@ from .loaders.corpus import running_text
 # %% auto #0
 __all__ = ['SCORERS', 'SELECTIONS', 'PAPER', 'ContextCorpus', 'context_corpus', 'read_documents', 'ChunkRetriever',
            'EmbeddingCache', 'Scorer', 'embedding_scorer', 'coherence_examples', 'CoherenceModel', 'coherence_scorer',
-           'check_scorer', 'jaccard_words', 'greedy_diverse', 'Origin']
+           'check_scorer', 'jaccard_words', 'greedy_diverse', 'check_context_budget', 'Origin']
 
 # %% ../nbs/14_contexts.ipynb #a8a094ad
 @dataclass
@@ -182,7 +182,7 @@ def check_scorer(name:str)->str:
     if name not in SCORERS: raise unknown_name('context scorer', name, SCORERS)
     return name
 
-# %% ../nbs/14_contexts.ipynb #01015ada
+# %% ../nbs/14_contexts.ipynb #d9fb2e6c
 SELECTIONS = ('two-step', 'no-diversity', 'random')
 
 def _words(s:str)->set:
@@ -210,21 +210,31 @@ def greedy_diverse(order:list, # candidate context ids, best first
         taken.append(int(j))
     return taken
 
+def check_context_budget(size:int, # |𝒞_s|
+                         candidates:int, # chunks retrieved per sentence
+                         selection:str='two-step' # a name in SELECTIONS
+                        )->None:
+    "A clear error when the context set cannot be filled: sizes below 1, or (two-step) more contexts than chunks retrieved."
+    if selection not in SELECTIONS: raise unknown_name('context selection', selection, SELECTIONS)
+    if size < 1 or candidates < 1: raise AugsbertError(f"Origin: size and candidates must be >= 1, got {size}, {candidates}.")
+    if selection == 'two-step' and size > candidates:
+        raise AugsbertError(f"Origin: |C| = {size} contexts cannot come from {candidates} retrieved chunks under the two-step rule "
+                            f"(at most one context per chunk): retrieve at least {size} chunks (-p ctx_candidates={size}) or ask for fewer contexts.")
+
 @dataclass
 class Origin:
     "Eq. 4: sentence similarity from the fit scores over the union of the two sentences' context sets."
     corpus: ContextCorpus
     scorer: Scorer
     size: int = 500                  # |𝒞_s|
-    candidates: int = 100            # chunks retrieved per sentence (the paper: 20K chunks)
+    candidates: int = 1000           # chunks retrieved per sentence (the paper: 20K chunks)
     selection: str = 'two-step'      # a name in SELECTIONS
     max_jaccard: float = 0.5
     seed: int = 42
     empty_pairs: int = 0
     short_sets: int = 0
     def __post_init__(self):
-        if self.selection not in SELECTIONS: raise unknown_name('context selection', self.selection, SELECTIONS)
-        if self.size < 1 or self.candidates < 1: raise AugsbertError(f"Origin: size and candidates must be >= 1, got {self.size}, {self.candidates}.")
+        check_context_budget(self.size, self.candidates, self.selection)
         self.retriever = ChunkRetriever(self.corpus) if self.selection != 'random' else None
         self._by_chunk = self.corpus.contexts.groupby('chunk').indices
         self._sets, self._fit = {}, {}

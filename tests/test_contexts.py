@@ -44,10 +44,18 @@ def test_smoke_run(env, corpus_file):
     (dict(ctx_corpus='wiki'), 'unknown corpus'),
     (dict(ctx_surrogate_student='tfidf'), "'minilm' or 'static'"),
     (dict(ctx_size=0), 'positive integer'),
+    (dict(ctx_size=8, ctx_candidates=4), '-p ctx_candidates=8'),       # two-step: one context per chunk, never fillable
 ])
 def test_bad_choices_fail_before_any_work(env, kw, match):
     with pytest.raises(AugsbertError, match=match):
         run_experiment('contexts', profile='smoke', progress=False, **kw)
+
+@pytest.mark.parametrize('profile', ['smoke', 'cpu', 'paper'])
+def test_every_profile_can_fill_its_context_sets(profile):
+    from augsbert.config import get_profile
+    from augsbert.contexts import check_context_budget
+    c = get_profile(profile)
+    check_context_budget(c['ctx_size'], c['ctx_candidates'], c['ctx_selection'])
 
 @pytest.mark.parametrize('content, match', [(b'\n \n', 'has no text'), ('caf\xe9'.encode('latin-1'), 'not UTF-8')])
 def test_bad_corpus_files(env, tmp_path, content, match):

@@ -226,10 +226,10 @@ def test_arguebert_grid(tmp_path):
     assert 'augsbert report arguebert -p profile=cpu' in out
 
 def test_contexts_grids(tmp_path):
-    "`make contexts`: the core run (Origin, Surrogate, supervised) and 7 ablation runs; the core grid alone is one run."
+    "`make contexts`: the core run (Origin, Surrogate, supervised) and 8 ablation runs; the core grid alone is one run."
     assert job_stats(dry_run(tmp_path, '--config', 'grid=contexts-core')) == dict(run_contexts=1, report_contexts=1, all=1)
     out = dry_run(tmp_path, '--config', 'grid=contexts')
-    assert job_stats(out) == dict(run_contexts=8, report_contexts=1, all=1)
+    assert job_stats(out) == dict(run_contexts=9, report_contexts=1, all=1)
     args = [tuple(a) for _, _, a in commands(out).values()]
     assert ('origin_only=True', 'ctx_selection=random') in args and ('ctx_surrogate_student=static',) in args
-    assert ('ctx_surrogate_pairs=1000',) in args
+    assert ('ctx_surrogate_pairs=1000',) in args and ('origin_only=True', 'ctx_candidates=100', 'ctx_size=100') in args
