@@ -436,6 +436,7 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                'augsbert.runs.render_report': ('runs.html#render_report', 'augsbert/runs.py'),
                                'augsbert.runs.report_nbs_dir': ('runs.html#report_nbs_dir', 'augsbert/runs.py'),
                                'augsbert.runs.run_experiment': ('runs.html#run_experiment', 'augsbert/runs.py'),
+                               'augsbert.runs.save_figure': ('runs.html#save_figure', 'augsbert/runs.py'),
                                'augsbert.runs.write_json': ('runs.html#write_json', 'augsbert/runs.py')},
             'augsbert.sampling': { 'augsbert.sampling.Sampler': ('sampling.html#sampler', 'augsbert/sampling.py'),
                                    'augsbert.sampling._Pool': ('sampling.html#_pool', 'augsbert/sampling.py'),

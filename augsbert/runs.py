@@ -13,8 +13,8 @@ from .config import (AugsbertError, unknown_name, project_root, reports_dir, ato
 
 # %% auto #0
 __all__ = ['PROVENANCE_PACKAGES', 'experiments_dir', 'report_nbs_dir', 'experiment_path', 'notebook_parameters', 'check_params',
-           'injected_params', 'package_versions', 'cpu_name', 'environment_info', 'write_json', 'read_json',
-           'default_run_name', 'Run', 'run_experiment', 'load_runs', 'render_report']
+           'injected_params', 'package_versions', 'cpu_name', 'environment_info', 'save_figure', 'write_json',
+           'read_json', 'default_run_name', 'Run', 'run_experiment', 'load_runs', 'render_report']
 
 # %% ../nbs/04_runs.ipynb #5e861d0f
 def experiments_dir()->Path: return project_root()/'nbs'/'experiments'
@@ -88,6 +88,19 @@ def environment_info()->dict:
                 gpu=torch.cuda.get_device_name(0) if torch.cuda.is_available() else None,
                 packages=package_versions())
 
+# %% ../nbs/04_runs.ipynb #0596a5e2
+def save_figure(fig, # a matplotlib figure
+                name:str, # file name, e.g. 'contexts_sts.png'; its suffix picks the format (png, svg or pdf)
+                folder:str|Path|None=None # where to write (default: reports/figures/)
+               )->Path:
+    "Save `fig` as `folder`/`name` (atomically, byte-stable across renders) and return its path."
+    fmt = Path(name).suffix.lstrip('.').lower()
+    if fmt not in ('png', 'svg', 'pdf'): raise AugsbertError(f"figure {name!r}: give a file name ending in .png, .svg or .pdf.")
+    path = (Path(folder) if folder is not None else reports_dir('figures'))/name
+    with atomic_write(path, 'wb') as f:
+        fig.savefig(f, format=fmt, dpi=120, bbox_inches='tight', metadata={'Software': None} if fmt == 'png' else None)
+    return path
+
 # %% ../nbs/04_runs.ipynb #1d9cbebc
 def _clean(o):
     "JSON-safe copy: NaN/inf → None, numpy scalars → Python, tuples → lists, paths → str."
@@ -150,9 +163,8 @@ class Run:
                     environment=environment_info(), **extra)
         return write_json(self.dir/'provenance.json', prov)
     def save_figure(self, fig, name:str)->Path:
-        "Save a matplotlib figure as PNG in the run folder (atomically)."
-        with atomic_write(self.dir/name, 'wb') as f: fig.savefig(f, format='png', dpi=120, bbox_inches='tight', metadata={'Software': None})
-        return self.dir/name
+        "Save a matplotlib figure in the run folder (`save_figure`)."
+        return save_figure(fig, name, self.dir)
     def __repr__(self): return f"Run({self.experiment!r}, {self.dir})"
 
 # %% ../nbs/04_runs.ipynb #03288c86
