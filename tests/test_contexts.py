@@ -26,8 +26,13 @@ def corpus_file(tmp_path_factory):
     p.write_text('\n\n'.join('\n'.join(d) for d in docs) + '\n', encoding='utf-8')
     return p
 
-def test_smoke_run(env, corpus_file):
-    out = run_experiment('contexts', profile='smoke', progress=False, corpus_file=str(corpus_file))
+@pytest.fixture(scope='module')
+def smoke_run(env, corpus_file):
+    "The smoke-profile run on the corpus above, made once per module (the report test reads it too)."
+    return run_experiment('contexts', profile='smoke', progress=False, corpus_file=str(corpus_file))
+
+def test_smoke_run(smoke_run):
+    out = smoke_run
     m, prov = read_json(out/'metrics.json'), read_json(out/'provenance.json')
     assert m['corpus']['documents'] == 30 and m['corpus']['contexts'] == 30 * 4           # chunks of 6 < 8: 4 gaps each
     assert set(m['origin']) >= {'stsb', 'sick-r', 'sts-avg'} and all(-100 <= v <= 100 for v in m['origin'].values())
@@ -63,8 +68,8 @@ def test_bad_corpus_files(env, tmp_path, content, match):
     with pytest.raises(AugsbertError, match=match):
         run_experiment('contexts', profile='smoke', progress=False, corpus_file=str(p))
 
-def test_the_report_renders_from_the_runs(env, corpus_file):
-    "reports/contexts.md from the smoke run above and an Origin-only ablation (random contexts), the paper's numbers beside."
+def test_the_report_renders_from_the_runs(smoke_run, corpus_file):
+    "reports/contexts.md from the smoke run and an Origin-only ablation (random contexts), the paper's numbers beside."
     from pathlib import Path
     from augsbert.runs import render_report
     run_experiment('contexts', profile='smoke', progress=False, corpus_file=str(corpus_file), origin_only=True, ctx_selection='random')
