@@ -93,12 +93,14 @@ def save_figure(fig, # a matplotlib figure
                 name:str, # file name, e.g. 'contexts_sts.png'; its suffix picks the format (png, svg or pdf)
                 folder:str|Path|None=None # where to write (default: reports/figures/)
                )->Path:
-    "Save `fig` as `folder`/`name` (atomically, byte-stable across renders) and return its path."
+    "Save `fig` as `folder`/`name` (atomically, byte-stable across renders in all three formats) and return its path."
     fmt = Path(name).suffix.lstrip('.').lower()
     if fmt not in ('png', 'svg', 'pdf'): raise AugsbertError(f"figure {name!r}: give a file name ending in .png, .svg or .pdf.")
     path = (Path(folder) if folder is not None else reports_dir('figures'))/name
-    with atomic_write(path, 'wb') as f:
-        fig.savefig(f, format=fmt, dpi=120, bbox_inches='tight', metadata={'Software': None} if fmt == 'png' else None)
+    import matplotlib
+    stamp = {'png': {'Software': None}, 'svg': {'Date': None}, 'pdf': {'CreationDate': None}}[fmt]   # the per-save fields
+    with atomic_write(path, 'wb') as f, matplotlib.rc_context({'svg.hashsalt': 'augsbert'}):          # SVG ids: fixed salt
+        fig.savefig(f, format=fmt, dpi=120, bbox_inches='tight', metadata=stamp)
     return path
 
 # %% ../nbs/04_runs.ipynb #1d9cbebc
