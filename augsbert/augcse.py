@@ -422,6 +422,7 @@ class ProjectionHead(nn.Module):
 # %% ../nbs/12_augcse.ipynb #656eceb6
 @dataclass(frozen=True)
 class Variant:
+    "One contrastive variant of the ablations: what the positive is and what the discriminator predicts."
     positive: str       # 'dropout' (x twice) or 'augmented' (aug(x), symmetric InfoNCE)
     discriminator: str  # 'none', 'type' (K classes) or 'bool' (augmented or not)
 

@@ -17,8 +17,13 @@ __all__ = ['PROVENANCE_PACKAGES', 'experiments_dir', 'report_nbs_dir', 'experime
            'read_json', 'default_run_name', 'Run', 'run_experiment', 'load_runs', 'render_report']
 
 # %% ../nbs/04_runs.ipynb #5e861d0f
-def experiments_dir()->Path: return project_root()/'nbs'/'experiments'
-def report_nbs_dir()->Path: return project_root()/'nbs'/'reports'
+def experiments_dir()->Path:
+    "The folder of the experiment notebooks (`nbs/experiments/`)."
+    return project_root()/'nbs'/'experiments'
+
+def report_nbs_dir()->Path:
+    "The folder of the report notebooks (`nbs/reports/`)."
+    return project_root()/'nbs'/'reports'
 
 def experiment_path(name:str # experiment name (a notebook in nbs/experiments) or a path to a notebook
                    )->Path:
