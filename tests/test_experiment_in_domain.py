@@ -85,6 +85,19 @@ def test_in_domain_report(env, tiny):
     md = (Path(nb).parent/'in_domain.md').read_text()
     assert 'Table 5' in md and 'paper 68.36 ± 5.28' in md and 'cross-encoder' in md
 
+def test_top_k_sweep_in_the_report(env, tiny, tmp_path, monkeypatch):
+    "Two k of one cell make Tables 9/10: our row beside the paper's, a finding judged against the seed spread, a figure."
+    monkeypatch.setenv('AUGSBERT_REPORTS', str(tmp_path))            # only this sweep's runs (the cache stays the module's)
+    for k in (3, 5): _run(tiny, 'augsbert-bm25', top_k=k, seeds=2)
+    md = (Path(render_report('in_domain', progress=False, profile='smoke')).parent/'in_domain.md').read_text()
+    sweep = md.split('## Tables 9 / 10')[1].split('## Figure 1')[0]
+    paper_row = next(l for l in sweep.splitlines() if 'paper (bert-base)' in l)
+    cells = [c.strip() for c in paper_row.split('|')[1:-1]]
+    assert cells == ['sts-es', 'augsbert-bm25', 'paper (bert-base)', '73.67', '75.08', '74.83', '74.71', '73.89', '72.82']  # Table 9
+    assert '![Top-k](figures/in_domain_topk_smoke.png)' in sweep and (tmp_path/'figures'/'in_domain_topk_smoke.png').exists()
+    assert '**Top-k** (sts-es, augsbert-bm25,' in md and 'over k = 3, 5, best vs worst' in md
+    assert "**The paper's top-k**: 10 of its 10 Table 5 BM25 / S.S. cells" in md
+
 def test_silver_only_run_labels_but_trains_no_bi_encoder(env, tiny):
     out = _run(tiny, 'augsbert-rs', silver_only=True)
     m = read_json(out/'metrics.json')
