@@ -51,3 +51,5 @@ def test_the_report_has_a_row_per_target(results, reports):
     assert 'BM25 top-5 of every sts-es training sentence (400)' in md and 'recall@5' in md and 'raw forward loop' in md
     assert 'exponent ≤ 1.3' in md and 'Missing results: bm25_quora.json, cached_rerun.json' in md
     assert (reports/'figures'/'performance_growth.png').exists()
+    for line in md.splitlines():                                   # every target not met says by how much and why
+        if '| **no** |' in line: assert line.split('|')[5].strip(), line
