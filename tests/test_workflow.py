@@ -124,7 +124,7 @@ def test_table5_grids(tmp_path, grid, runs):
         ds = {a.split('=')[1] for _, _, args in cmds.values() for a in args if a.startswith('dataset=')}
         assert ds == {'stsb', 'sts-es', 'bws-cross-topic', 'bws-in-topic', 'quora-qp', 'mrpc'}
         for name in ('cpu_dataset-mrpc_method-augsbert-bm25-ss', 'cpu_dataset-quora-qp_method-augsbert-kde_student-static_teacher-bi-encoder',
-                     'cpu_dataset-stsb_max_train_pairs-0_method-sbert_student-static', 'cpu_dataset-stsb_method-sbert_seed_optimisation-True',
+                     'cpu_dataset-stsb_max_train_pairs-0_method-sbert_student-static', 'cpu_dataset-stsb_method-sbert_repeats-3_seed_optimisation-True',
                      'cpu_dataset-bws-cross-topic_method-augsbert-ss_student-static_teacher-cross-encoder_top_k-18'):
             assert name in cmds, name
 
