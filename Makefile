@@ -57,6 +57,7 @@ SNAKEMAKE = $(BIN)/snakemake --snakefile workflow/Snakefile --profile $(SNAKEMAK
 ## The main job (grid `main`, `cpu` profile): the data-set experiment, the in-domain cells, then the reports.
 reproduce: install
 	$(SNAKEMAKE) --cores $(CORES) --config grid=$(GRID) $(SNAKEMAKE_CONFIG) $(SNAKEMAKE_ARGS)
+	$(BIN)/augsbert readme   # README.md's generated numbers, from the committed runs (tests/test_readme_numbers.py)
 	@echo "Reports: $$(ls $${AUGSBERT_REPORTS:-reports}/*.md | tr '\n' ' ')(figures in reports/figures/, runs in reports/runs/, job logs in $(AUGSBERT_CACHE)/workflow/logs/)"
 
 ## Table 5 complete on the offline `cpu` profile (grid `table5` = main + extra + its four parts). Resumable across

@@ -4,7 +4,8 @@
 
 # %% ../nbs/00a_cache.ipynb #9e9479fe
 from __future__ import annotations
-import hashlib, importlib.util, inspect, json, logging, shutil
+import ast, hashlib, importlib.util, inspect, json, logging, re, shutil, sys
+from functools import lru_cache
 from importlib import metadata
 from pathlib import Path
 from typing import Callable
@@ -12,8 +13,8 @@ import pandas as pd
 from .config import atomic_dir, atomic_write, cache_dir
 
 # %% auto #0
-__all__ = ['CODE_PACKAGES', 'frame_key', 'module_source', 'code_version', 'stage_key', 'artefact_dir', 'cached_json',
-           'cached_folder']
+__all__ = ['PACKAGE', 'CODE_PACKAGES', 'frame_key', 'module_file', 'module_source', 'module_imports', 'reached_modules',
+           'code_version', 'stage_key', 'artefact_dir', 'cached_json', 'cached_folder']
 
 # %% ../nbs/00a_cache.ipynb #e6d8e930
 def frame_key(df:pd.DataFrame # any DataFrame (e.g. training pairs)
@@ -24,29 +25,102 @@ def frame_key(df:pd.DataFrame # any DataFrame (e.g. training pairs)
     return h.hexdigest()[:16]
 
 # %% ../nbs/00a_cache.ipynb #ed756559
-CODE_PACKAGES = ('torch', 'transformers', 'sentence-transformers')
+PACKAGE = 'augsbert'          # the package whose modules a stage's code is followed through
+
+@lru_cache(maxsize=1)
+def _package_dir()->Path: return Path(importlib.util.find_spec(PACKAGE).origin).resolve().parent
+
+def module_file(name:str # a module name, e.g. 'augsbert.training'
+               )->Path|None:
+    "The source file of module `name`, found without importing anything (None when there is none)."
+    if name.split('.')[0] == PACKAGE:          # our own modules: straight from the package folder
+        base = _package_dir().joinpath(*name.split('.')[1:])
+        return next((f for f in (base/'__init__.py', base.with_suffix('.py')) if f.is_file()), None)
+    try: spec = importlib.util.find_spec(name)
+    except (ImportError, ValueError): return None
+    return Path(spec.origin) if spec and spec.origin and spec.origin.endswith('.py') else None
 
 def module_source(name:str # a module name, e.g. 'augsbert.training'
                  )->str:
     "The source text of module `name` (read from its file, not imported)."
-    spec = importlib.util.find_spec(name)
-    if spec is None or not spec.origin: raise ModuleNotFoundError(f"no module named {name!r}")
-    return Path(spec.origin).read_text(encoding='utf-8')
+    f = module_file(name)
+    if f is None: raise ModuleNotFoundError(f"no module named {name!r}")
+    return f.read_text(encoding='utf-8')
+
+# %% ../nbs/00a_cache.ipynb #715ce326
+def _absolute(mod:str|None, level:int, name:str)->str:
+    "The absolute name of `from <level dots><mod> import …` written in module `name`."
+    if not level: return mod or ''
+    pkg = name if module_file(name).name == '__init__.py' else name.rpartition('.')[0]
+    parts = pkg.split('.')[:len(pkg.split('.')) - level + 1]
+    return '.'.join(parts + ([mod] if mod else []))
+
+def module_imports(name:str # a module of the package, e.g. 'augsbert.methods'
+                  )->tuple[set, set]:
+    "(package modules, third-party top-level names) that module `name` imports anywhere, or names as a string."
+    return _imports(name, module_source(name))
+
+@lru_cache(maxsize=512)
+def _imports(name:str, text:str)->tuple[frozenset, frozenset]:
+    "`module_imports` of module `name` whose source is `text` (parsed once per text)."
+    ours, other = set(), set()
+    def add(m:str):
+        if m.split('.')[0] == PACKAGE: ours.update([m] if module_file(m) else [])
+        elif m and m.split('.')[0] not in sys.stdlib_module_names: other.add(m.split('.')[0])
+    for node in ast.walk(ast.parse(text)):
+        if isinstance(node, ast.Import): [add(a.name) for a in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = _absolute(node.module, node.level, name)
+            add(base)
+            for a in node.names:      # `from augsbert import paper`: a module, not a name in one
+                if base.split('.')[0] == PACKAGE and module_file(f"{base}.{a.name}"): ours.add(f"{base}.{a.name}")
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str) and re.fullmatch(rf"{PACKAGE}(\.\w+)+", node.value):
+            add(node.value)
+    return frozenset(ours - {name}), frozenset(other)
+
+# %% ../nbs/00a_cache.ipynb #890e0824
+CODE_PACKAGES = ('torch', 'transformers', 'sentence-transformers')
+
+def reached_modules(*code # module names ('augsbert.training') or package functions/classes
+                   )->list[str]:
+    "Every package module that `code` reaches through its imports, transitively, and the packages holding them (sorted)."
+    todo = [c if isinstance(c, str) else c.__module__ for c in code]
+    todo = [m for m in todo if m.split('.')[0] == PACKAGE]
+    seen = set()
+    while todo:
+        m = todo.pop()
+        if m in seen: continue
+        if module_file(m) is None: raise ModuleNotFoundError(f"no module named {m!r}")
+        parents = ['.'.join(m.split('.')[:i]) for i in range(1, m.count('.') + 1)]   # run by Python's import
+        seen.add(m); todo += [*module_imports(m)[0], *parents]
+    return sorted(seen)
+
+# %% ../nbs/00a_cache.ipynb #afd853e3
+@lru_cache(maxsize=1)
+def _distributions()->dict: return metadata.packages_distributions()
+
+def _version(top:str)->str|None:
+    "The installed version of the distribution that provides the import name `top` (None if not installed)."
+    for d in sorted(_distributions().get(top, [top])):
+        try: return f"{d}=={metadata.version(d)}"
+        except metadata.PackageNotFoundError: pass
+    return None
 
 def _source(obj)->tuple[str, str]:
-    "(name, source text) of a module name or of a function or class."
-    if isinstance(obj, str): return obj, module_source(obj)
+    "(name, source text) of a function or class."
     return f"{obj.__module__}.{obj.__qualname__}", inspect.getsource(obj)
 
-def code_version(*code # module names ('augsbert.training') or functions/classes whose source decides a stage's result
+# %% ../nbs/00a_cache.ipynb #aabe1941
+def code_version(*code # module names ('augsbert.training') or functions/classes whose code decides a stage's result
                 )->str:
-    "A sha256 (16 hex digits) of the source of `code` and the versions of `CODE_PACKAGES`."
-    h = hashlib.sha256()
-    for name, src in sorted(dict(map(_source, code)).items()): h.update(f"{name}\n{src}\n".encode())
-    for p in CODE_PACKAGES:
-        try: v = metadata.version(p)
-        except metadata.PackageNotFoundError: v = None
-        h.update(f"{p}=={v}\n".encode())
+    "A sha256 (16 hex digits) of every module `code` reaches, any outside function's source, and the packages' versions."
+    mods = reached_modules(*code)
+    h, tops = hashlib.sha256(), set()
+    for m in mods: h.update(f"{m}\n{module_source(m)}\n".encode()); tops |= module_imports(m)[1]
+    outside = [c for c in code if not isinstance(c, str) and c.__module__.split('.')[0] != PACKAGE]
+    for name, src in sorted(dict(map(_source, outside)).items()): h.update(f"{name}\n{src}\n".encode())
+    for p in CODE_PACKAGES: tops.add(p.replace('-', '_'))
+    for t in sorted(tops): h.update(f"{t}: {_version(t)}\n".encode())
     return h.hexdigest()[:16]
 
 # %% ../nbs/00a_cache.ipynb #d81ec389

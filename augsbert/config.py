@@ -9,9 +9,10 @@ from contextlib import contextmanager
 from pathlib import Path
 
 # %% auto #0
-__all__ = ['SETTINGS', 'PROFILE_KEYS', 'PROFILE_PREFIX', 'AugsbertError', 'DataError', 'ChecksumError', 'UnknownNameError',
-           'OfflineError', 'unknown_name', 'project_root', 'mirror_dirs', 'cache_dir', 'reports_dir', 'is_offline',
-           'family_settings', 'load_profiles', 'get_profile', 'sha256_file', 'atomic_write', 'atomic_dir']
+__all__ = ['SETTINGS', 'PROFILE_KEYS', 'PROFILE_PREFIX', 'BOUNDS', 'AugsbertError', 'DataError', 'ChecksumError',
+           'UnknownNameError', 'OfflineError', 'unknown_name', 'project_root', 'mirror_dirs', 'cache_dir',
+           'reports_dir', 'is_offline', 'family_settings', 'in_bounds', 'check_bounds', 'load_profiles', 'get_profile',
+           'sha256_file', 'atomic_write', 'atomic_dir']
 
 # %% ../nbs/00_config.ipynb #6c877a44
 class AugsbertError(Exception):
@@ -82,7 +83,7 @@ SETTINGS = {  # family -> {key: type}; a key belongs to exactly one family
     'run': dict(
         description=str,        # one line: what the profile is for
         seed=int,               # base random seed; seed i of a multi-seed run is seed + i
-        device=str,             # 'cpu', 'cuda', 'mps' (a missing GPU falls back to CPU with a warning)
+        device=str,             # 'cpu', 'cuda', 'cuda:N', 'mps' (asked for and absent: an error, see augsbert.models.pick_device)
         datasets=list,          # the data sets an experiment loops over
         max_train_pairs=int,    # cap on gold training pairs (0: all)
         seeds=int,              # number of seeds per configuration
@@ -208,6 +209,45 @@ def _parse(key, raw, typ, where='settings.ini'):
         raise AugsbertError(f"{where}: {key} = {raw!r} is not a valid {typ.__name__}. Fix the value"
                             + (" in settings.ini." if where == 'settings.ini' else ".")) from None
 
+# %% ../nbs/00_config.ipynb #8f31dba9
+BOUNDS = dict(  # numeric key -> its valid interval ('[1,)': at least 1; '(0,1]': above 0, at most 1; '(,)': any number)
+    seed='[0,)', max_train_pairs='[0,)', seeds='[1,)', epochs='[1,)', batch_size='[1,)', lr='(0,1]', warmup_ratio='[0,1)',
+    ce_lr='(0,1]', ce_epochs='[1,)', ce_warmup_ratio='[0,1)', ce_hidden='[0,)', seed_fraction='(0,1)', repeats='[1,)',
+    top_k='[1,)', rs_ratio='(0,)', kde_pool_ratio='(0,)', static_lr='(0,)', static_epochs='[1,)', cut_layers='[1,)',
+    nlpaug_p='(0,1]', max_target_pairs='[0,)', augcse_lambda='[0,)', augcse_alpha='(,)', augcse_temperature='(0,)',
+    augcse_sentences='[0,)', augcse_lr='(0,1]', augcse_batch='[2,)', augcse_epochs='[1,)', augcse_max_len='[4,)',
+    augcse_eval_pairs='[0,)', augcse_mrpc_train='[0,)', ctx_chunk='[1,)', ctx_window='[1,)', ctx_size='[1,)',
+    ctx_candidates='[1,)', ctx_train_contexts='[1,)', ctx_eval_pairs='[0,)', ctx_surrogate_pairs='[1,)', ctx_gold_pairs='[0,)',
+    ab_steps='[1,)', ab_batch='[2,)', ab_lr='(0,1]', ab_max_len='[8,)', abft_epochs='[1,)', abft_batch='[1,)', abft_lr='(0,1]',
+    abft_max_len='[4,)', abft_max_train_pairs='[0,)', abft_max_test_pairs='[0,)')
+
+def in_bounds(v, # a number
+              spec:str # an interval of `BOUNDS`, e.g. '(0,1]'
+             )->bool:
+    "Whether `v` lies in the interval `spec` (NaN never does)."
+    lo, hi = (float(x) if x.strip() else None for x in spec[1:-1].split(','))
+    if v != v: return False
+    return ((lo is None or (v >= lo if spec[0] == '[' else v > lo)) and (hi is None or (v <= hi if spec[-1] == ']' else v < hi)))
+
+# %% ../nbs/00_config.ipynb #c0fb12dd
+def _describe(spec:str)->str:
+    lo, hi = (x.strip() for x in spec[1:-1].split(','))
+    parts = ([f"{'at least' if spec[0] == '[' else 'above'} {lo}"] if lo else []) + \
+            ([f"{'at most' if spec[-1] == ']' else 'below'} {hi}"] if hi else [])
+    return ' and '.join(parts) or 'a number'
+
+def check_bounds(cfg:dict, # resolved settings
+                 where=lambda k: f"-p {k}" # how to name key k in the message ('-p seeds', '[profile x] seeds')
+                )->dict:
+    "`cfg` unchanged if every numeric key is within `BOUNDS`, else an `AugsbertError` naming the key and its range."
+    for k, spec in BOUNDS.items():
+        v = cfg.get(k)
+        if v is None or isinstance(v, bool) or in_bounds(v, spec): continue
+        hint = ' (0 means all)' if spec == '[0,)' and k.startswith(('max_', 'abft_max', 'augcse_sentences', 'augcse_eval',
+                                                                     'augcse_mrpc', 'ctx_eval', 'ctx_gold')) else ''
+        raise AugsbertError(f"{where(k)}={v}: {k} must be {_describe(spec)}{hint} {spec}. Give a value in that range.")
+    return cfg
+
 # %% ../nbs/00_config.ipynb #63a89c43
 def load_profiles(path=None # settings.ini to read (default: the project's)
                  )->dict[str, dict]:
@@ -229,7 +269,9 @@ def load_profiles(path=None # settings.ini to read (default: the project's)
         else: defaults.update(vals)
     missing = [k for k in PROFILE_KEYS if k not in defaults and k != 'description']
     if missing: raise AugsbertError(f"{path}: no default for {', '.join(missing)}: add it to its family section.")
-    return {n: {'description': '', **defaults, **v} for n, v in profiles.items()}
+    out = {n: {'description': '', **defaults, **v} for n, v in profiles.items()}
+    for n, prof in out.items(): check_bounds(prof, lambda k, n=n: f"{path}: [profile {n}] {k}")
+    return out
 
 def get_profile(name:str, # profile name: 'smoke', 'cpu', 'paper', or one you add to settings.ini
                 path=None, # settings.ini to read (default: the project's)
@@ -247,7 +289,7 @@ def get_profile(name:str, # profile name: 'smoke', 'cpu', 'paper', or one you ad
         elif isinstance(v, typ) and not (typ is int and isinstance(v, bool)): prof[k] = v
         elif typ is float and isinstance(v, int) and not isinstance(v, bool): prof[k] = float(v)
         else: prof[k] = _parse(k, str(v), typ, where=f"-p {k}={v}")
-    return prof
+    return check_bounds(prof)
 
 # %% ../nbs/00_config.ipynb #8e44d6a4
 def sha256_file(path, # file to hash
@@ -258,6 +300,10 @@ def sha256_file(path, # file to hash
     with open(path, 'rb') as f:
         for b in iter(lambda: f.read(chunk), b''): h.update(b)
     return h.hexdigest()
+
+def _umask()->int:
+    "The process's umask (read without changing it for more than an instant)."
+    m = os.umask(0o022); os.umask(m); return m
 
 @contextmanager
 def atomic_write(path, # the file to write
@@ -272,6 +318,7 @@ def atomic_write(path, # the file to write
         with os.fdopen(fd, mode, **({} if 'b' in mode else {'encoding': encoding})) as f:
             yield f
             f.flush(); os.fsync(f.fileno())
+        os.chmod(tmp, 0o666 & ~_umask())      # mkstemp makes 0600: give the file the mode the user's umask asks for
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
@@ -297,6 +344,7 @@ def atomic_dir(path # the folder to write (replaced if it exists)
     tmp = Path(tempfile.mkdtemp(dir=path.parent, prefix=f'.{path.name}.', suffix='.tmp'))
     try:
         yield tmp
+        os.chmod(tmp, 0o777 & ~_umask())      # mkdtemp makes 0700: shared (cluster) file systems need the umask's mode
         _replace_dir(tmp, path)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True); raise

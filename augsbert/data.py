@@ -19,7 +19,8 @@ from .config import (AugsbertError, DataError, ChecksumError, UnknownNameError, 
 __all__ = ['SPLIT_SEED', 'COLUMNS', 'TASKS', 'LOADER_MODULES', 'DATASETS', 'DATASET_PARAMETERS', 'DataFile', 'github_url',
            'data_file', 'fetch_file', 'describe_rows', 'validate_pairs', 'DatasetInfo', 'PairSplits',
            'register_dataset', 'unregister_dataset', 'fetch_dataset', 'load_dataset', 'norm_text', 'edge_components',
-           'sample_rows', 'component_split', 'check_disjoint', 'dataset_options', 'dataset_label', 'dataset_summary']
+           'pair_keys', 'dedupe_pairs', 'check_scores', 'sample_rows', 'component_split', 'check_disjoint',
+           'dataset_options', 'dataset_label', 'dataset_summary']
 
 # %% ../nbs/01_data.ipynb #d8def4e7
 _log = logging.getLogger(__name__)
@@ -342,6 +343,53 @@ def edge_components(a, # one end of each edge: node labels (any hashable values)
     n = len(a)
     g = coo_matrix((np.ones(n, dtype=np.int8), (codes[:n], codes[n:])), shape=(len(uniq), len(uniq)))
     return connected_components(g, directed=False)[1][codes[:n]]
+
+# %% ../nbs/01_data.ipynb #475a00a0
+def pair_keys(df:pd.DataFrame # pairs: columns sentence1, sentence2
+             )->list[tuple]:
+    "The key under which two pairs count as the same: both sentences normalised (`norm_text`), in either order."
+    return [(a, b) if a <= b else (b, a) for a, b in zip(norm_text(df['sentence1']), norm_text(df['sentence2']))]
+
+def dedupe_pairs(df:pd.DataFrame, # validated pairs with a fresh RangeIndex (as `validate_pairs` returns them)
+                 source:str, # what they are, for messages: a file path
+                 first_line:int|None=None, # file line number of the first row (2 after a header), for messages
+                 max_share:float=0.5 # a larger share of repeated rows is a `DataError`
+                )->tuple[pd.DataFrame, str]:
+    "`df` without repeated pairs (the first copy of each kept) and a note on what was dropped ('' if nothing); `DataError` if most rows repeat."
+    first, dup, orig = {}, [], []
+    for i, k in enumerate(pair_keys(df)):
+        j = first.setdefault(k, i)
+        if j != i: dup.append(i); orig.append(j)
+    if not dup: return df, ''
+    n, d = len(df), len(dup)
+    kind, base = ('line', first_line) if first_line is not None else ('row', 1)
+    eg = (f"{kind} {base + dup[0]} repeats {kind} {base + orig[0]}: {df['sentence1'].iloc[dup[0]]!r} / "
+          f"{df['sentence2'].iloc[dup[0]]!r}")
+    if d > max_share * n:
+        raise DataError(f"{source}: {d} of its {n} pairs repeat an earlier pair, leaving only {n - d} distinct pair"
+                        f"{'s' if n - d != 1 else ''} ({eg}; two pairs are the same when both sentences match, ignoring case, "
+                        "spacing and order). Too few distinct pairs: a model would be trained and tested on copies of the same "
+                        "pairs. Fix: remove the duplicate lines (one line per pair) and add distinct pairs.")
+    score = df['score'].to_numpy()
+    other = int(sum(score[i] != score[j] for i, j in zip(dup, orig)))
+    note = (f"{source}: dropped {describe_rows(dup, first_line)} repeating an earlier pair (the first copy of each is kept"
+            + (f"; {other} of them had a different score" if other else '') + ").")
+    keep = np.ones(n, dtype=bool); keep[dup] = False
+    return df[keep].reset_index(drop=True), note
+
+def check_scores(df:pd.DataFrame, # the pairs of one split
+                 what:str, # what they are, for messages, e.g. 'the dev split of pairs.tsv'
+                 fix:str # how to fix it, for messages
+                ):
+    "Raise `DataError` unless `df` has at least 2 pairs with different scores (else nothing is learnt and Spearman's ρ is undefined)."
+    n = len(df)
+    if n < 2:
+        raise DataError(f"{what} has {n} pair{'s' if n != 1 else ''}, too few: train, dev and test each need at least 2 pairs "
+                        f"with different scores (with fewer, Spearman's correlation is undefined). Fix: {fix}")
+    s = df['score']
+    if s.nunique() == 1:
+        raise DataError(f"{what}: all its {n} pairs have the same score ({s.iloc[0]:g} on the 0-1 scale). Constant scores leave "
+                        f"nothing to learn or evaluate: Spearman's correlation is undefined. Fix: {fix}")
 
 # %% ../nbs/01_data.ipynb #7a3053a1
 def sample_rows(df:pd.DataFrame, # any table

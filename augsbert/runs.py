@@ -4,17 +4,19 @@
 
 # %% ../nbs/04_runs.ipynb #59b58aaf
 from __future__ import annotations
-import hashlib, json, math, os, platform, subprocess, time
+import hashlib, json, math, os, platform, re, shutil, subprocess, sys, time
+from contextlib import contextmanager
 from datetime import datetime, timezone
 from importlib import metadata
 from pathlib import Path
-from .config import (AugsbertError, unknown_name, project_root, reports_dir, atomic_write,
+from .config import (AugsbertError, unknown_name, project_root, reports_dir, cache_dir, atomic_write,
                              get_profile, PROFILE_KEYS)
 
 # %% auto #0
 __all__ = ['PROVENANCE_PACKAGES', 'experiments_dir', 'report_nbs_dir', 'experiment_path', 'notebook_parameters', 'check_params',
            'injected_params', 'package_versions', 'cpu_name', 'environment_info', 'save_figure', 'write_json',
-           'read_json', 'default_run_name', 'Run', 'run_experiment', 'load_runs', 'render_report']
+           'read_json', 'default_run_name', 'Run', 'check_run_name', 'run_lock', 'run_experiment', 'load_runs',
+           'render_report']
 
 # %% ../nbs/04_runs.ipynb #5e861d0f
 def experiments_dir()->Path:
@@ -174,13 +176,71 @@ class Run:
         return save_figure(fig, name, self.dir)
     def __repr__(self): return f"Run({self.experiment!r}, {self.dir})"
 
-# %% ../nbs/04_runs.ipynb #03288c86
-def _execute(nb:Path, out:Path, params:dict, progress:bool, what:str)->Path:
-    "Run notebook `nb` with papermill into `out`, atomically; on failure keep `<out>.failed.ipynb` and raise a clear error."
-    import papermill as pm
-    tmp, failed = out.with_name(f'.{out.stem}.tmp.ipynb'), out.with_name(f'{out.stem}.failed.ipynb')
+# %% ../nbs/04_runs.ipynb #a6ed1e34
+_RUN_NAME = re.compile(r'[A-Za-z0-9_+][A-Za-z0-9._+-]{0,149}')
+
+def check_run_name(name:str # a run folder name (`augsbert run --name`)
+                  )->str:
+    "`name` if it is one safe folder name (letters, digits, `. _ + -`; no `/`, no `..`), else an `AugsbertError`."
+    if not isinstance(name, str) or not _RUN_NAME.fullmatch(name) or '..' in name:
+        raise AugsbertError(f"--name {name!r} is not a safe run name: use letters, digits and . _ + - only, no '/' or '..', "
+                            "not starting with '.' or '-', at most 150 characters (e.g. --name my-run).")
+    return name
+
+# %% ../nbs/04_runs.ipynb #bc10f157
+@contextmanager
+def run_lock(folder:Path # the run folder to lock (need not exist yet)
+            ):
+    "Hold an exclusive lock on run `folder` for the block; `AugsbertError` at once if another process holds it."
+    import fcntl
+    path = folder.with_name(f'.{folder.name}.lock')
+    while True:
+        f = open(path, 'a+', encoding='utf-8')
+        try: fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            f.seek(0); who = f.read().strip() or 'another process'; f.close()
+            raise AugsbertError(f"run {folder} is already being made ({who}): wait for it to finish, or give this "
+                                "run another --name.") from None
+        try: same = os.stat(path).st_ino == os.fstat(f.fileno()).st_ino
+        except FileNotFoundError: same = False
+        if same: break
+        f.close()                                  # the holder before us removed the file we locked: lock the new one
     try:
-        pm.execute_notebook(str(nb), str(tmp), parameters=params, kernel_name='python3', progress_bar=progress, cwd=str(nb.parent))
+        f.seek(0); f.truncate(); f.write(f"pid {os.getpid()} on {platform.node()}, started {datetime.now():%Y-%m-%d %H:%M}\n"); f.flush()
+        yield folder
+    finally:
+        path.unlink(missing_ok=True); fcntl.flock(f, fcntl.LOCK_UN); f.close()   # no lock file left behind
+
+def _check_writable(folder:Path):
+    "An `AugsbertError` (one line) if `folder`, or the nearest existing folder above it, cannot be written."
+    p = folder
+    while not p.exists() and p != p.parent: p = p.parent
+    probe = None
+    try:
+        if not p.is_dir(): raise NotADirectoryError(f"{p} is a file")
+        if not os.access(p, os.W_OK | os.X_OK): raise PermissionError(f"{p} is read-only")
+        probe = Path(p)/f'.augsbert-probe-{os.getpid()}'; probe.write_text(''); probe.unlink()
+    except OSError as e:
+        raise AugsbertError(f"cannot write runs into {folder}: {e.strerror or e}. Make it writable, or write reports "
+                            "elsewhere with AUGSBERT_REPORTS=/a/writable/folder.") from None
+
+# %% ../nbs/04_runs.ipynb #03288c86
+def _failed_path(what:str, out:Path)->Path:
+    "Where the executed notebook of a failed run is kept: in the cache, outside the committed tree."
+    return cache_dir('failed-runs', *out.parent.parts[-2:])/f'{out.parent.name}.{out.stem}.failed.ipynb'
+
+def _execute(nb:Path, out:Path, params:dict, progress:bool, what:str)->Path:
+    "Run notebook `nb` with papermill into `out`, atomically; on failure keep the notebook in the cache and raise a clear error."
+    import papermill as pm
+    tmp, failed = out.with_name(f'.{out.stem}.tmp.ipynb'), _failed_path(what, out)
+    # the kernel inherits these: no LOAD REPORT per model loaded, no tqdm warning that Jupyter widgets are missing
+    os.environ.setdefault('TRANSFORMERS_VERBOSITY', 'error')
+    if 'IProgress' not in os.environ.get('PYTHONWARNINGS', ''):
+        os.environ['PYTHONWARNINGS'] = ','.join(filter(None, [os.environ.get('PYTHONWARNINGS'), 'ignore:IProgress not found']))
+    try:
+        pm.execute_notebook(str(nb), str(tmp), parameters=params, kernel_name='python3', cwd=str(nb.parent),
+                            progress_bar=False, stderr_file=sys.stderr if progress else None,   # the notebook's own bars
+                            extra_arguments=['--IPKernelApp.log_level=ERROR'])   # the kernel's TCP is on localhost only
     except pm.PapermillExecutionError as e:
         os.replace(tmp, failed)
         raise AugsbertError(f"{what} failed in cell {e.exec_count}: {e.ename}: {e.evalue}\n"
@@ -188,24 +248,38 @@ def _execute(nb:Path, out:Path, params:dict, progress:bool, what:str)->Path:
     except BaseException:
         Path(tmp).unlink(missing_ok=True); raise
     os.replace(tmp, out)
-    failed.unlink(missing_ok=True)
+    failed.unlink(missing_ok=True); out.with_name(f'{out.stem}.failed.ipynb').unlink(missing_ok=True)   # older runs kept it here
     return out
 
+# %% ../nbs/04_runs.ipynb #a25a9d7d
 def run_experiment(experiment:str, # experiment name or notebook path
                    profile:str='cpu', # run profile from settings.ini
                    run_name:str|None=None, # folder name under reports/runs/<experiment>/ (default from profile + overrides)
-                   progress:bool=True, # show papermill's progress bar
+                   progress:bool=True, # stream the notebook's progress bars (training, labelling, encoding) to stderr
                    **params # other notebook parameters (overrides of profile keys)
                   )->Path:
     "Execute `experiment` with papermill; returns the run folder holding executed.ipynb, params, metrics and provenance."
     nb = experiment_path(experiment)
     declared = notebook_parameters(nb)
     check_params(dict(profile=profile, **params), declared)
-    get_profile(profile, **{k: v for k, v in params.items() if k in PROFILE_KEYS})   # fail early on bad values
-    name = nb.stem
-    out = reports_dir('runs', name, run_name or default_run_name(profile, params))
-    all_params = dict(profile=profile, **params, **({'run_dir': str(out)} if 'run_dir' in declared else {}))
-    _execute(nb, out/'executed.ipynb', all_params, progress, f"experiment {name!r}")
+    cfg = get_profile(profile, **{k: v for k, v in params.items() if k in PROFILE_KEYS})   # names, types and ranges
+    if 'device' in declared:                 # an experiment that trains: a GPU asked for and absent stops it here
+        from augsbert.models import pick_device
+        pick_device(cfg['device'], profile)
+    name = check_run_name(default_run_name(profile, params) if run_name is None else run_name)
+    try: out = reports_dir().joinpath('runs', nb.stem, name)
+    except OSError as e: raise AugsbertError(f"cannot write runs into {e.filename}: {e.strerror}. Make it a writable folder, "
+                                             "or write reports elsewhere with AUGSBERT_REPORTS=/a/writable/folder.") from None
+    _check_writable(out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    with run_lock(out):
+        new = not out.exists()
+        out.mkdir(exist_ok=True)
+        all_params = dict(profile=profile, **params, **({'run_dir': str(out)} if 'run_dir' in declared else {}))
+        try: _execute(nb, out/'executed.ipynb', all_params, progress, f"experiment {nb.stem!r}")
+        except BaseException:
+            if new: shutil.rmtree(out, ignore_errors=True)      # a run that never finished leaves no folder behind
+            raise
     return out
 
 # %% ../nbs/04_runs.ipynb #8a362b77

@@ -14,3 +14,49 @@ def test_git_dirty_ignores_reports(tmp_path, monkeypatch):
     assert runs.environment_info()['git_dirty'] is False
     (tmp_path/'code.py').write_text('x = 2')
     assert runs.environment_info()['git_dirty'] is True
+
+# ---- the committed runs: each has provenance with its commit; none is dirty unless allow-listed (a list that only shrinks)
+import json, re, shutil
+from pathlib import Path
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+KNOWN = ROOT/'tests'/'dirty_runs_known.txt'
+
+def committed_run_dirs()->list[str]:
+    "Run folders `reports/runs/<experiment>/<name>` with a file tracked by git (skip when this is not a git checkout)."
+    if shutil.which('git') is None or not (ROOT/'.git').exists(): pytest.skip('not a git checkout')
+    out = subprocess.run(['git', 'ls-files', '-z', '--', 'reports/runs/'], cwd=ROOT, capture_output=True, text=True, check=True).stdout
+    dirs = sorted({'/'.join(p.split('/')[:4]) for p in out.split('\0') if p.count('/') >= 4})
+    if not dirs: pytest.skip('no committed runs')
+    return dirs
+
+def provenance(d:str)->dict:
+    p = ROOT/d/'provenance.json'
+    return json.loads(p.read_text(encoding='utf-8')) if p.exists() else {}
+
+def dirty(d:str)->bool: return bool((provenance(d).get('environment') or {}).get('git_dirty'))
+
+def known_dirty()->list[str]:
+    return [l.strip().rstrip('/') for l in KNOWN.read_text(encoding='utf-8').splitlines() if l.strip() and not l.lstrip().startswith('#')]
+
+def test_committed_runs_have_provenance():
+    "Every committed run has a tracked provenance.json naming the git commit it was made from."
+    tracked = set(subprocess.run(['git', 'ls-files', '--', 'reports/runs/*/*/provenance.json'], cwd=ROOT, capture_output=True,
+                                 text=True, check=True).stdout.split())
+    bad = [d for d in committed_run_dirs() if f'{d}/provenance.json' not in tracked
+           or not re.fullmatch(r'[0-9a-f]{40}', str((provenance(d).get('environment') or {}).get('git_commit')))]
+    assert not bad, f"committed runs without a tracked provenance.json recording environment.git_commit: {bad}"
+
+def test_no_new_dirty_runs():
+    "A committed run made from uncommitted code (`git_dirty`) fails unless it is one of the known ones (tests/dirty_runs_known.txt)."
+    new = sorted(set(d for d in committed_run_dirs() if dirty(d)) - set(known_dirty()))
+    assert not new, ("runs made from uncommitted code (provenance.json: environment.git_dirty = true) — commit the code first, "
+                     f"then re-make them with `augsbert run …` (the allow-list {KNOWN.name} may only shrink): {new}")
+
+def test_dirty_allow_list_only_shrinks():
+    "Every allow-listed run is still committed and still dirty: a re-made (clean) or deleted run must leave the list."
+    listed, runs = known_dirty(), set(committed_run_dirs())
+    assert len(listed) == len(set(listed)), 'duplicate lines in tests/dirty_runs_known.txt'
+    stale = [d for d in listed if d not in runs or not dirty(d)]
+    assert not stale, f"delete these lines from {KNOWN.name} (the run is gone, or was re-made from a committed tree): {stale}"

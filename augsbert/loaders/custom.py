@@ -4,15 +4,15 @@
 
 # %% ../../nbs/01d_loaders_custom.ipynb #3769c7e4
 from __future__ import annotations
-import csv
+import bz2, csv, gzip, lzma, warnings
 from pathlib import Path
 import numpy as np, pandas as pd
 from ..config import DataError, sha256_file
 from ..data import (SPLIT_SEED, COLUMNS, DataFile, DatasetInfo, validate_pairs, describe_rows, register_dataset,
-                           norm_text, edge_components, component_split)
+                           norm_text, edge_components, component_split, pair_keys, dedupe_pairs, check_scores)
 
 # %% auto #0
-__all__ = ['load_pairs']
+__all__ = ['load_pairs', 'min_pairs']
 
 # %% ../../nbs/01d_loaders_custom.ipynb #231e4707
 def _sep_for(path:Path)->str|None:
@@ -21,22 +21,55 @@ def _sep_for(path:Path)->str|None:
     ext = suffixes[-1].lower() if suffixes else ''
     return '\t' if ext in ('.tsv', '.txt') else ',' if ext == '.csv' else None
 
+_OPENERS = {'.gz': gzip.open, '.bz2': bz2.open, '.xz': lzma.open}
+
+def _check_text(path:Path, # the pairs file
+                columns:str # its expected header, for messages
+               ):
+    "Raise `DataError` if `path` is empty (or blank) or not UTF-8 text, naming the first bad line and byte and the fix."
+    ext = path.suffix.lower()
+    if ext == '.zip': return                        # read by pandas alone
+    blank = True
+    with _OPENERS.get(ext, open)(path, 'rb') as f:
+        for i, line in enumerate(f, 1):
+            try: line.decode('utf-8')
+            except UnicodeDecodeError as e:
+                col, byte = len(line[:e.start].decode('utf-8', 'replace')) + 1, line[e.start:e.start + 1]
+                plain = ext not in _OPENERS
+                out = path.with_name(path.name.split('.')[0] + '.utf8' + ''.join(path.suffixes))
+                how = (f"iconv -f latin1 -t utf-8 {path} > {out}" if plain else
+                       f"{dict(zip(_OPENERS, ('zcat', 'bzcat', 'xzcat')))[ext]} {path} | iconv -f latin1 -t utf-8 > {out.with_suffix('')}")
+                raise DataError(f"{path}: the file is not UTF-8 text: line {i}, character {col} is the byte 0x{byte.hex()}, which "
+                                f"is not valid UTF-8 (the file was probably saved as Latin-1 or Windows-1252, where that byte is "
+                                f"{byte.decode('latin-1')!r}). Fix: convert it to UTF-8, e.g. `{how}`, and use the new file "
+                                "(or save it as UTF-8 from your editor or spreadsheet).") from None
+            blank = blank and not line.strip()
+    if blank:
+        raise DataError(f"{path}: the file is empty ({path.stat().st_size} bytes{', blank lines only' if path.stat().st_size else ''}). "
+                        f"Fix: write a header line ({columns}) and then one pair per line.")
+
 def load_pairs(path, # a TSV/CSV file with a header line
                sentence1:str='sentence1', # its column holding the first sentence
                sentence2:str='sentence2', # its column holding the second sentence
                score:str='score', # its column holding the gold score or 0/1 label
                score_range:tuple=(0, 1), # (lowest, highest) possible score, mapped to (0, 1)
                task:str|None=None, # 'regression' or 'classification'; None: classification if all scores are 0/1
-               sep:str|None=None # column separator; None: from the suffix (tab for .tsv/.txt, comma for .csv), else sniffed
+               sep:str|None=None, # column separator; None: from the suffix (tab for .tsv/.txt, comma for .csv), else sniffed
+               dedupe:bool=True # drop pairs that repeat an earlier one, with a warning (`dedupe_pairs`); False: keep them
               )->pd.DataFrame:
     "Pairs from a user's TSV/CSV file, renamed to sentence1/sentence2/score, scores mapped to [0, 1], validated."
     path = Path(path).expanduser()
     if not path.is_file(): raise DataError(f"pairs file {path} does not exist. Fix: check the path.")
     sep = sep if sep is not None else _sep_for(path)
+    _check_text(path, f"{sentence1}, {sentence2}, {score}" + (', separated by tabs' if sep == '\t' else ', separated by commas' if sep == ',' else ''))
     kw = dict(quoting=csv.QUOTE_NONE) if sep == '\t' else {}
-    try: df = pd.read_csv(path, sep=sep, dtype=str, keep_default_na=False, engine='python' if sep is None else 'c', **kw)
+    try: df = pd.read_csv(path, sep=sep, dtype=str, keep_default_na=False, engine='python' if sep is None else 'c', encoding='utf-8', **kw)
+    except pd.errors.EmptyDataError: raise DataError(f"{path}: the file is empty. Fix: write a header line and one pair per line.") from None
     except (pd.errors.ParserError, UnicodeDecodeError, csv.Error) as e:
         raise DataError(f"{path}: cannot parse it as {'TSV' if sep == chr(9) else 'CSV'} ({e}). Fix: pass sep=..., or check the file.") from None
+    if not len(df):
+        raise DataError(f"{path}: the file has a header line ({', '.join(map(str, df.columns))}) but no pairs under it. "
+                        "Fix: add one pair per line below the header.")
     names = {sentence1: 'sentence1', sentence2: 'sentence2', score: 'score'}
     missing = [c for c in names if c not in df.columns]
     if missing:
@@ -52,11 +85,48 @@ def load_pairs(path, # a TSV/CSV file with a header line
                         f"Fix: correct those rows, or pass the right score_range=(lo, hi).")
     df['score'] = df['score'].where(raw.isna(), (raw - lo) / (hi - lo))
     if task is None: task = 'classification' if raw.notna().any() and raw.dropna().isin([lo, hi]).all() else 'regression'
-    return validate_pairs(df, task, str(path), first_line=2)
+    df = validate_pairs(df, task, str(path), first_line=2)
+    if not dedupe: return df
+    df, note = dedupe_pairs(df, str(path), first_line=2)
+    if note: warnings.warn(note, stacklevel=2)
+    return df
 
 # %% ../../nbs/01d_loaders_custom.ipynb #c3f1eb2c
 _CUSTOM = DatasetInfo('custom', 'your own pairs (TSV/CSV files)', 'regression', (), licence="(the user's data)", citation='',
                       homepage='', notes='User data: one file split 80/10/10 with SPLIT_SEED, or train/dev/test files given by the user.')
+
+def _sizes(n:int, split:tuple)->tuple:
+    "Train, dev and test sizes of `n` pairs split by the fractions `split`."
+    n_test, n_dev = round(n * split[2]), round(n * split[1])
+    return n - n_test - n_dev, n_dev, n_test
+
+def min_pairs(split:tuple=(0.8, 0.1, 0.1), # train/dev/test fractions, each above 0
+              least:int=2 # pairs each split needs
+             )->int:
+    "The fewest distinct pairs one file needs for each split of `split` to get at least `least` pairs."
+    n = least
+    while min(_sizes(n, split)) < least: n += 1
+    return n
+
+_OWN_FILES = "give your own train, dev and test files (train=, dev=, test=; in an experiment -p train_path= -p dev_path= -p test_path=)"
+
+def _check_own(frames:list, srcs:list, notes:list):
+    "Checks of the user's own train, dev and test files: each a usable split; no pair both in train and test (warn for dev)."
+    for f, p, s in zip(frames, srcs, ('train', 'dev', 'test')):
+        check_scores(f, f"{p} (the {s} file)", f"add pairs with different scores to {p}.")
+    keys = [pair_keys(f) for f in frames]
+    for a, b in ((0, 2), (0, 1), (1, 2)):
+        seen = set(keys[a])
+        hit = [i for i, k in enumerate(keys[b]) if k in seen]
+        if not hit: continue
+        names = ('train', 'dev', 'test')
+        msg = (f"{srcs[b]}: {len(hit)} of its {len(frames[b])} {names[b]} pairs also occur in the {names[a]} file {srcs[a]} (e.g. "
+               f"{frames[b]['sentence1'].iloc[hit[0]]!r} / {frames[b]['sentence2'].iloc[hit[0]]!r}; the same two sentences, "
+               "ignoring case, spacing and order)")
+        if (a, b) == (0, 2):
+            raise DataError(msg + ": the model would be tested on pairs it was trained on, a leak. Fix: remove those pairs from "
+                            "one of the two files, or give one file (path=; in an experiment -p data_path=) to have it split.")
+        notes.append(msg + '.'); warnings.warn(msg + ': dev scores would flatter the model.', stacklevel=3)
 
 @register_dataset(_CUSTOM, listed=False)
 def _load_custom(files, # none: the user's files are the options below
@@ -73,15 +143,26 @@ def _load_custom(files, # none: the user's files are the options below
     three = [train, dev, test]
     if (path is None) == all(p is None for p in three) or (path is None and any(p is None for p in three)):
         raise DataError("custom data set: pass either path=<one file> (split 80/10/10) or all three of train=, dev=, test=.")
-    kw = dict(sentence1=sentence1, sentence2=sentence2, score=score, score_range=score_range, sep=sep)
-    frames = [load_pairs(p, task=task or 'regression', **kw) for p in ([path] if path is not None else three)]
+    if path is not None and (len(split) != 3 or abs(sum(split) - 1) > 1e-9 or min(split) <= 0):
+        raise DataError(f"custom data set: split={split!r} must be three fractions above 0 (train, dev, test) that sum to 1.")
+    srcs = [str(path)] if path is not None else [str(p) for p in three]
+    kw = dict(sentence1=sentence1, sentence2=sentence2, score=score, score_range=score_range, sep=sep, dedupe=False)
+    frames, notes = [], []
+    for p in srcs:
+        f, note = dedupe_pairs(load_pairs(p, task=task or 'regression', **kw), p, first_line=2)
+        frames.append(f)
+        if note: notes.append(note); warnings.warn(note, stacklevel=2)
     if task is None:
         task = 'classification' if all(f['score'].isin([0.0, 1.0]).all() for f in frames) and sum(map(len, frames)) else 'regression'
     if path is not None:
-        df = frames[0]
-        if len(split) != 3 or abs(sum(split) - 1) > 1e-9 or min(split) < 0:
-            raise DataError(f"custom data set: split={split!r} must be three non-negative fractions that sum to 1.")
-        n_test, n_dev = round(len(df) * split[2]), round(len(df) * split[1])
+        df, shares = frames[0], '/'.join(f'{x * 100:g}' for x in split)
+        need = min_pairs(split)
+        if len(df) < need:
+            raise DataError(f"{path}: the file has {len(df)} distinct pair{'s' if len(df) != 1 else ''}, too few to split {shares} into "
+                            f"train, dev and test: each needs at least 2 pairs with different scores, so the file needs at least {need} "
+                            f"distinct pairs. Fix: add pairs, or {_OWN_FILES}.")
+        check_scores(df, str(path), "correct the score column (is -p score_column the right column?), or add pairs with other scores.")
+        n_train, n_dev, n_test = _sizes(len(df), split)
         if disjoint:
             n1, n2 = (np.array(['t' + t for t in norm_text(df[c])], dtype=object) for c in ('sentence1', 'sentence2'))
             where = component_split(edge_components(n1, n2), n_test, n_dev)
@@ -89,10 +170,13 @@ def _load_custom(files, # none: the user's files are the options below
             perm, where = np.random.default_rng(SPLIT_SEED).permutation(len(df)), np.empty(len(df), dtype=object)
             where[perm[:n_test]], where[perm[n_test:n_test + n_dev]], where[perm[n_test + n_dev:]] = 'test', 'dev', 'train'
         frames = [df[where == s] for s in ('train', 'dev', 'test')]
-    srcs = [str(path)] if path is not None else [str(p) for p in three]
+        for f, s in zip(frames, ('train', 'dev', 'test')):
+            check_scores(f, f"the {s} split of {path} (split {shares} with SPLIT_SEED{', sentence-disjoint' if disjoint else ''})",
+                         f"add pairs (with varied scores) to the file, or {_OWN_FILES}.")
+    else: _check_own(frames, srcs, notes)
     how = (f"one file split {'/'.join(map(str, split))} with SPLIT_SEED" + (', sentence-disjoint' if disjoint else '')
            if path is not None else 'train/dev/test files given by the user')
     info = DatasetInfo('custom', 'custom pairs from ' + ', '.join(srcs), task,
                        tuple(DataFile(p, sha256_file(Path(p).expanduser()), (), Path(p).expanduser().stat().st_size) for p in srcs),
-                       licence="(the user's data)", citation='', homepage='', notes=f"User data: {how}.")
+                       licence="(the user's data)", citation='', homepage='', notes=' '.join([f"User data: {how}.", *notes]))
     return *frames, info
