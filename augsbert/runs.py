@@ -13,10 +13,10 @@ from .config import (AugsbertError, unknown_name, project_root, reports_dir, cac
                              get_profile, PROFILE_KEYS)
 
 # %% auto #0
-__all__ = ['PROVENANCE_PACKAGES', 'experiments_dir', 'report_nbs_dir', 'experiment_path', 'notebook_parameters', 'check_params',
-           'injected_params', 'package_versions', 'cpu_name', 'environment_info', 'save_figure', 'write_json',
-           'read_json', 'default_run_name', 'Run', 'check_run_name', 'run_lock', 'run_experiment', 'load_runs',
-           'render_report']
+__all__ = ['PROVENANCE_PACKAGES', 'DAGGER', 'experiments_dir', 'report_nbs_dir', 'experiment_path', 'notebook_parameters',
+           'check_params', 'injected_params', 'package_versions', 'cpu_name', 'environment_info', 'save_figure',
+           'write_json', 'read_json', 'default_run_name', 'Run', 'check_run_name', 'run_lock', 'run_experiment',
+           'load_runs', 'render_report', 'is_dirty', 'dirty_marker', 'dirty_section']
 
 # %% ../nbs/04_runs.ipynb #5e861d0f
 def experiments_dir()->Path:
@@ -301,3 +301,29 @@ def render_report(report:str, # report notebook name in nbs/reports
     if report not in known: raise unknown_name('report', report, known, hint="Reports are the notebooks in nbs/reports/.")
     check_params(params, notebook_parameters(known[report]))
     return _execute(known[report], reports_dir()/f'{report}.ipynb', params, progress, f"report {report!r}")
+
+# %% ../nbs/04_runs.ipynb #ffd9e2b7
+DAGGER = ' †'
+def is_dirty(r):
+    "Was run `r` (a `load_runs` dict) made from uncommitted code?"
+    return bool(((r.get('provenance') or {}).get('environment') or {}).get('git_dirty'))
+def dirty_marker(runs):
+    "A function of run names: ' †' when one of them is a run of `runs` made from uncommitted code, else ''."
+    dirty = {r['name'] for r in runs if is_dirty(r)}
+    return lambda *names: DAGGER if dirty.intersection(names) else ''
+def dirty_section(runs):
+    "The section 'Runs made from uncommitted code' of a report that reads `runs`: each such run with its git commit."
+    d = sorted((r for r in runs if is_dirty(r)), key=lambda r: (Path(r['dir']).parent.name, r['name']))
+    head = '## Runs made from uncommitted code\n\n'
+    if not d:
+        return head + (f"None: the provenance of every run this report reads ({len(runs)}) records a committed working tree "
+                       "(`environment.git_dirty` is false).")
+    import pandas as pd
+    env = lambda r: (r.get('provenance') or {}).get('environment') or {}
+    t = pd.DataFrame([{'run (in `reports/runs/`)': f"`{Path(r['dir']).parent.name}/{r['name']}`",
+                       'git commit': f"`{str(env(r).get('git_commit'))[:10]}`",
+                       'finished': str(r['provenance'].get('finished', '?'))[:10],
+                       'minutes': round((r['provenance'].get('wall_seconds') or 0) / 60, 1)} for r in d])
+    return head + (f"{len(d)} of the {len(runs)} runs this report reads {'was' if len(d) == 1 else 'were'} made from a working tree with uncommitted "
+                   "changes (their `provenance.json` records `environment.git_dirty: true`), so the commit they name is not "
+                   "exactly the code that ran. Their numbers are marked † in the tables above.\n\n" + t.to_markdown(index=False))

@@ -54,7 +54,7 @@ class TrainConfig:
     weight_decay: float = 0.01   # AdamW weight decay (biases and LayerNorm weights excluded)
     max_seq_length: int = 128    # tokens per input (cross-encoder: per pair); longer inputs are truncated
     seed: int = 42               # seeds the batch order, the dropout masks and a new head's weights
-    device: str = 'cpu'          # 'cpu', 'cuda', ... (see `pick_device`: a device this machine lacks is an error here)
+    device: str = 'cpu'          # 'cpu', 'cuda', ... (see `pick_device`: a device this machine lacks is an error when training starts)
     schedule: str = 'constant'   # after warm-up: 'constant' (the paper) or 'linear' decay to 0
     max_grad_norm: float = 1.0   # clip the gradient norm to this (0: no clipping)
     eval_precision: str = 'fp32' # predictions (dev/test scores, silver labels): 'fp32', or 'bf16' autocast
@@ -66,7 +66,6 @@ class TrainConfig:
         if not 0 <= self.warmup_ratio < 1: raise AugsbertError(f"TrainConfig.warmup_ratio must be in [0, 1), got {self.warmup_ratio!r}.")
         if self.schedule not in SCHEDULES: raise unknown_name('schedule', self.schedule, SCHEDULES)
         if self.eval_precision not in PRECISIONS: raise unknown_name('eval_precision', self.eval_precision, PRECISIONS)
-        pick_device(self.device)   # 'cuda' without a GPU stops here, when the run is configured, not after the data loaded
     def as_dict(self)->dict:
         "The settings as a plain dict (for params.json and provenance)."
         return asdict(self)

@@ -227,9 +227,9 @@ def test_cuda_error_names_the_profile(tmp_path, monkeypatch, capsys):
 def test_pick_device_never_falls_back():
     from augsbert.config import AugsbertError
     from augsbert.models import pick_device
-    from augsbert.training import TrainConfig
+    from augsbert.training import TrainConfig, training_arguments
     with pytest.raises(AugsbertError, match=r"device 'cuda' requested \(profile paper\) but no CUDA GPU is available: "
                                             r"run on a GPU machine, or pass -p device=cpu"):
         pick_device('cuda', 'paper')
-    with pytest.raises(AugsbertError, match='no CUDA GPU'): TrainConfig(device='cuda')
+    with pytest.raises(AugsbertError, match='no CUDA GPU'): training_arguments(TrainConfig(device='cuda'), '/tmp/unused')
     assert pick_device('cpu') == 'cpu' and pick_device(None) == 'cpu'
