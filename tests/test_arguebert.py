@@ -25,7 +25,7 @@ def test_a_smoke_pretraining(env, objective):
     (dict(ab_size='huge'), 'unknown model size'),
     (dict(ab_edge_data='stsb'), 'need argument topics'),
     (dict(ab_corpus='wiki'), 'unknown corpus'),
-    (dict(ab_steps=0), 'positive integer'),
+    (dict(ab_steps=0), 'ab_steps must be at least 1'),
     (dict(ab_objectve='sp'), 'unknown parameter'),
 ])
 def test_bad_input_fails_before_any_work(env, kw, match):
@@ -63,8 +63,8 @@ def test_d_the_report_renders_from_the_runs(env):
     (dict(encoder='sbert'), 'unknown encoder'),
     (dict(abft_tasks='bws,afs'), 'unknown task'),
     (dict(encoder='arguebert', ab_objective='mlm'), 'unknown pre-training objective'),
-    (dict(abft_epochs=0), 'positive integer'),
-    (dict(abft_max_test_pairs=-1), 'integer >= 0'),
+    (dict(abft_epochs=0), 'abft_epochs must be at least 1'),
+    (dict(abft_max_test_pairs=-1), 'abft_max_test_pairs must be at least 0'),
 ])
 def test_finetuning_bad_input_fails_before_any_work(env, kw, match):
     with pytest.raises(AugsbertError, match=match):

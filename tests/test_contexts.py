@@ -48,7 +48,7 @@ def test_smoke_run(smoke_run):
     (dict(ctx_selection='best'), 'unknown context selection'),
     (dict(ctx_corpus='wiki'), 'unknown corpus'),
     (dict(ctx_surrogate_student='tfidf'), "'minilm' or 'static'"),
-    (dict(ctx_size=0), 'positive integer'),
+    (dict(ctx_size=0), 'ctx_size must be at least 1'),
     (dict(ctx_size=8, ctx_candidates=4), '-p ctx_candidates=8'),       # two-step: one context per chunk, never fillable
 ])
 def test_bad_choices_fail_before_any_work(env, kw, match):
