@@ -16,7 +16,8 @@ from .config import (AugsbertError, unknown_name, project_root, reports_dir, cac
 __all__ = ['PROVENANCE_PACKAGES', 'DAGGER', 'experiments_dir', 'report_nbs_dir', 'experiment_path', 'notebook_parameters',
            'check_params', 'injected_params', 'package_versions', 'cpu_name', 'environment_info', 'save_figure',
            'write_json', 'read_json', 'default_run_name', 'Run', 'check_run_name', 'run_lock', 'run_experiment',
-           'load_runs', 'render_report', 'is_dirty', 'dirty_marker', 'dirty_section']
+           'load_runs', 'render_report', 'is_dirty', 'dirty_marker', 'dirty_section', 'package_versions_of',
+           'environment_section']
 
 # %% ../nbs/04_runs.ipynb #5e861d0f
 def experiments_dir()->Path:
@@ -327,3 +328,38 @@ def dirty_section(runs):
     return head + (f"{len(d)} of the {len(runs)} runs this report reads {'was' if len(d) == 1 else 'were'} made from a working tree with uncommitted "
                    "changes (their `provenance.json` records `environment.git_dirty: true`), so the commit they name is not "
                    "exactly the code that ran. Their numbers are marked † in the tables above.\n\n" + t.to_markdown(index=False))
+
+# %% ../nbs/04_runs.ipynb #1579538b
+def package_versions_of(r:dict, # a run (a `load_runs` dict)
+                        package:str # a distribution name, e.g. 'transformers' or 'model2vec'
+                       )->str|None:
+    "The version of `package` run `r` used: from its provenance's packages, else from a model it loaded ('model2vec==0.10.0')."
+    prov = r.get('provenance') or {}
+    v = ((prov.get('environment') or {}).get('packages') or {}).get(package)
+    if v: return v
+    for m in prov.get('models') or []:
+        spec = str(m.get('package', '')) if isinstance(m, dict) else ''
+        if spec.startswith(package + '=='): return spec.split('==', 1)[1]
+    return None
+
+def environment_section(runs:list, # the runs a report reads
+                        packages=('transformers', 'model2vec'), # the packages to check
+                        group=lambda r: r['params'].get('data') or r['params'].get('dataset') # runs compared with each other
+                       )->str:
+    "A report section: the versions of `packages` its runs used, and the groups (data sets) whose runs mix versions."
+    out = ['## Environment of the runs\n']
+    for pkg in packages:
+        used = {}
+        for r in runs:
+            v = package_versions_of(r, pkg)
+            if v: used.setdefault(v, []).append(r)
+        if not used: continue
+        counts = ', '.join(f"{v} ({len(rs)} runs)" for v, rs in sorted(used.items()))
+        if len(used) == 1: out.append(f"- **{pkg}**: one version, {counts}."); continue
+        by = {}
+        for r in runs:
+            if package_versions_of(r, pkg): by.setdefault(str(group(r)), set()).add(package_versions_of(r, pkg))
+        mixed = sorted(g for g, vs in by.items() if len(vs) > 1)
+        out.append(f"- **{pkg}**: {len(used)} versions, {counts}; the runs of {', '.join(mixed) or 'no data set'} mix them, "
+                   "so a difference between two of those runs may be the library's, not the method's.")
+    return '\n'.join(out) if len(out) > 1 else ''
