@@ -226,14 +226,14 @@ def _check_writable(folder:Path):
                             "elsewhere with AUGSBERT_REPORTS=/a/writable/folder.") from None
 
 # %% ../nbs/04_runs.ipynb #03288c86
-def _failed_path(what:str, out:Path)->Path:
+def _failed_path(out:Path)->Path:
     "Where the executed notebook of a failed run is kept: in the cache, outside the committed tree."
     return cache_dir('failed-runs', *out.parent.parts[-2:])/f'{out.parent.name}.{out.stem}.failed.ipynb'
 
 def _execute(nb:Path, out:Path, params:dict, progress:bool, what:str)->Path:
     "Run notebook `nb` with papermill into `out`, atomically; on failure keep the notebook in the cache and raise a clear error."
     import papermill as pm
-    tmp, failed = out.with_name(f'.{out.stem}.tmp.ipynb'), _failed_path(what, out)
+    tmp, failed = out.with_name(f'.{out.stem}.tmp.ipynb'), _failed_path(out)
     # the kernel inherits these: no LOAD REPORT per model loaded, no tqdm warning that Jupyter widgets are missing
     os.environ.setdefault('TRANSFORMERS_VERBOSITY', 'error')
     if 'IProgress' not in os.environ.get('PYTHONWARNINGS', ''):
