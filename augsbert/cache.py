@@ -55,7 +55,7 @@ def _absolute(mod:str|None, level:int, name:str)->str:
     parts = pkg.split('.')[:len(pkg.split('.')) - level + 1]
     return '.'.join(parts + ([mod] if mod else []))
 
-def module_imports(name:str # a module of the package, e.g. 'augsbert.methods'
+def module_imports(name:str # a module of the package, e.g. 'augsbert.methods.in_domain'
                   )->tuple[set, set]:
     "(package modules, third-party top-level names) that module `name` imports anywhere, or names as a string."
     return _imports(name, module_source(name))

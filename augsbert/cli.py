@@ -10,7 +10,8 @@ from .config import AugsbertError, load_profiles
 
 # %% auto #0
 __all__ = ['experiment_parameters', 'experiments', 'registries', 'params_rows', 'params_table', 'catalogue', 'cmd_data',
-           'cmd_profiles', 'cmd_experiments', 'cmd_run', 'cmd_report', 'cmd_readme', 'build_parser', 'main']
+           'cmd_profiles', 'cmd_experiments', 'cmd_run', 'run_models', 'cmd_export', 'cmd_report', 'cmd_readme',
+           'build_parser', 'main']
 
 # %% ../nbs/06_cli.ipynb #8423d3f1
 def _table(rows:list[dict])->str:
@@ -81,16 +82,19 @@ def registries(source:bool=True # read the library's source (fast); False: impor
         if not source: raise LookupError
         import augsbert
         tree = lambda m: ast.parse((Path(augsbert.__file__).parent/f'{m}.py').read_text(encoding='utf-8'))
-        meth, stud, samp = tree('methods'), tree('students'), tree('sampling')
+        meth, samp, teach = tree('methods/in_domain'), tree('sampling'), tree('teachers')
+        studs = [tree('students'), tree('methods/arguebert/finetune')]    # a method may register its own student
         samplers = [dict(zip(('name', 'slug', 'title'), map(ast.literal_eval, c.args[:3]))) for c in _calls(samp, 'Sampler')]
         methods = {_fill(c.args[0], s): _fill(c.args[1], s) for c in _calls(meth, 'register_method')
                    for s in ([{}] if isinstance(c.args[0], ast.Constant) else samplers)}
-        teachers = next(ast.literal_eval(n.value) for n in meth.body if isinstance(n, ast.Assign) and getattr(n.targets[0], 'id', '') == 'TEACHERS')
-        return dict(methods=methods, students={ast.literal_eval(c.args[0]): ast.literal_eval(c.args[1]) for c in _calls(stud, 'Student')},
-                    teachers=list(teachers))
+        teachers = [ast.literal_eval(c.args[0]) for c in _calls(teach, 'register_teacher')]
+        return dict(methods=methods, students={ast.literal_eval(c.args[0]): ast.literal_eval(c.args[1]) for t in studs for c in _calls(t, 'Student')},
+                    teachers=teachers)
     except Exception:   # not in the shape read above: ask the registries (imports torch)
-        from augsbert.methods import METHODS, TEACHERS
+        from augsbert.methods.in_domain import METHODS
+        from augsbert.teachers import TEACHERS
         from augsbert.students import STUDENTS
+        import augsbert.methods.arguebert.finetune   # noqa: F401  (registers the arguebert student)
         return dict(methods={n: m.title for n, m in METHODS.items()}, students={n: s.kind for n, s in STUDENTS.items()}, teachers=list(TEACHERS))
 
 # %% ../nbs/06_cli.ipynb #59872fac
@@ -178,6 +182,30 @@ def cmd_run(args)->None:
     out = run_experiment(args.experiment, profile=args.profile, run_name=args.name, **_abs_paths(_kv(args.param)))
     print(f"run written to {out}")
 
+def run_models(run:str # 'EXPERIMENT/NAME' under reports/runs, or a run folder
+              )->list[dict]:
+    "The trained models a run left ({role, path, key}), from its provenance (`saved_models`)."
+    from augsbert.runs import read_json
+    from augsbert.config import reports_dir
+    d = Path(run) if Path(run).is_dir() else reports_dir('runs', run)
+    if not (d/'provenance.json').exists():
+        raise AugsbertError(f"{run!r} is not a finished run: no {d/'provenance.json'}. Name one as EXPERIMENT/NAME (ls reports/runs/*/).")
+    models = read_json(d/'provenance.json').get('saved_models') or []
+    if not models: raise AugsbertError(f"run {run!r} records no saved models (runs made before models were kept): rerun it to make them.")
+    return models
+
+def cmd_export(args)->None:
+    "`augsbert export RUN DEST`: copy a run's trained models (sentence-transformers folders with their cards) into DEST."
+    import re, shutil
+    dest = Path(args.dest)
+    for m in run_models(args.run):
+        src = Path(m['path'])
+        if not (src/'augsbert.json').exists():
+            raise AugsbertError(f"the {m['role']} of {args.run!r} is not in this machine's cache ({src}): rerun the run to rebuild it.")
+        out = dest/re.sub(r'[^A-Za-z0-9._-]+', '-', m['role']).strip('-')
+        if out.exists(): raise AugsbertError(f"{out} exists: choose an empty DEST (nothing was overwritten).")
+        shutil.copytree(src, out, ignore=shutil.ignore_patterns('_done.json')); print(f"{m['role']}: {out}")
+
 def cmd_report(args)->None:
     "`augsbert report REPORT`: render a report notebook from existing runs."
     from augsbert.runs import render_report
@@ -222,6 +250,9 @@ def build_parser()->argparse.ArgumentParser:
     rd = sub.add_parser('readme', help="rewrite README.md's generated numbers from the committed runs")
     rd.add_argument('--check', action='store_true', help='change nothing; exit 2 if README.md is stale')
     rd.set_defaults(func=cmd_readme)
+    x = sub.add_parser('export', help="copy a run's trained models (loadable by sentence-transformers) into a folder")
+    x.add_argument('run', help='EXPERIMENT/NAME of a run in reports/runs, or its folder'); x.add_argument('dest', help='an empty or new folder')
+    x.set_defaults(func=cmd_export)
     return p
 
 def main(argv:list[str]|None=None)->int:

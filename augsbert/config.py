@@ -9,10 +9,10 @@ from contextlib import contextmanager
 from pathlib import Path
 
 # %% auto #0
-__all__ = ['SETTINGS', 'PROFILE_KEYS', 'PROFILE_PREFIX', 'BOUNDS', 'AugsbertError', 'DataError', 'ChecksumError',
-           'UnknownNameError', 'OfflineError', 'unknown_name', 'project_root', 'mirror_dirs', 'cache_dir',
-           'reports_dir', 'is_offline', 'family_settings', 'in_bounds', 'check_bounds', 'load_profiles', 'get_profile',
-           'sha256_file', 'atomic_write', 'atomic_dir']
+__all__ = ['SETTINGS', 'PROFILE_KEYS', 'PROFILE_PREFIX', 'METHOD_PREFIX', 'DEFAULTS', 'BOUNDS', 'AugsbertError', 'DataError',
+           'ChecksumError', 'UnknownNameError', 'OfflineError', 'unknown_name', 'project_root', 'mirror_dirs',
+           'cache_dir', 'reports_dir', 'is_offline', 'family_settings', 'in_bounds', 'check_bounds', 'load_profiles',
+           'get_profile', 'register_settings', 'sha256_file', 'atomic_write', 'atomic_dir']
 
 # %% ../nbs/00_config.ipynb #6c877a44
 class AugsbertError(Exception):
@@ -93,6 +93,8 @@ SETTINGS = {  # family -> {key: type}; a key belongs to exactly one family
         bi_encoder=str,         # model name for bi-encoders (SBERT)
         cross_encoder=str,      # model name for cross-encoders (BERT)
         multilingual_model=str, # model name for non-English data sets (Spanish-STS)
+        teacher_model=str,      # the teacher's model (empty: cross_encoder, or bi_encoder for a bi-encoder teacher; augsbert.teachers)
+        student_model=str,      # the student's base model (empty: the student's own, else bi_encoder; augsbert.students)
     ),
     'bi-encoder': dict(
         epochs=int,             # training epochs
@@ -136,7 +138,7 @@ SETTINGS = {  # family -> {key: type}; a key belongs to exactly one family
         max_target_pairs=int,   # domain adaptation: cap on target pairs (gold for the upper bound, unlabelled for AugSBERT; 0: all)
     ),
     'augcse': dict(
-        augcse_variant=str,     # AugCSE: 'augcse', 'simcse', 'bool', 'positive' or 'aug-positive' (augsbert.augcse.VARIANTS)
+        augcse_variant=str,     # AugCSE: 'augcse', 'simcse', 'bool', 'positive' or 'aug-positive' (augsbert.methods.augcse.VARIANTS)
         augcse_augs=str,        # AugCSE: the augmenters, a set ('4', '8', 'all') or comma-separated names
         augcse_lambda=float,    # AugCSE: λ, the weight of the discriminator loss
         augcse_alpha=float,     # AugCSE: α, the gradient-reversal multiplier (−1: antagonistic, the paper; +1: collaborative)
@@ -165,9 +167,9 @@ SETTINGS = {  # family -> {key: type}; a key belongs to exactly one family
         ctx_gold_pairs=int,     # contexts: STSb gold pairs of the supervised setting (0: all)
     ),
     'arguebert': dict(
-        ab_objective=str,       # ArgueBERT pre-training: 'nsp', 'sp', 'order' or 'edge' (augsbert.arguebert.OBJECTIVES)
+        ab_objective=str,       # ArgueBERT pre-training: 'nsp', 'sp', 'order' or 'edge' (augsbert.methods.arguebert.pretraining.OBJECTIVES)
         ab_setting=str,         # ArgueBERT: 'scratch' (a new small BERT) or 'continued' (from the bi-encoder model)
-        ab_size=str,            # ArgueBERT scratch: model size, a key of augsbert.arguebert.SIZES ('mini', 'medium')
+        ab_size=str,            # ArgueBERT scratch: model size, a key of augsbert.methods.arguebert.pretraining.SIZES ('mini', 'medium')
         ab_steps=int,           # ArgueBERT: pre-training steps (the paper: 100k)
         ab_batch=int,           # ArgueBERT: pairs per pre-training step
         ab_lr=float,            # ArgueBERT: pre-training learning rate (the paper: 1e-4)
@@ -175,8 +177,8 @@ SETTINGS = {  # family -> {key: type}; a key belongs to exactly one family
         ab_corpus=str,          # ArgueBERT: running-text corpus of nsp / order pairs (augsbert.loaders.corpus)
         ab_sp_negatives=str,    # ArgueBERT sp: 'random' (the paper) or 'gold' QQP negatives
         ab_edge_data=str,       # ArgueBERT edge: data set whose training topics give the arguments
-        encoder=str,            # ArgueBERT fine-tuning: the encoder, a name in augsbert.arguebert_finetune.ENCODERS
-        abft_tasks=list,        # ArgueBERT fine-tuning: tasks, from bws, ukp, mrpc (augsbert.arguebert_finetune.TASKS)
+        encoder=str,            # ArgueBERT fine-tuning: the encoder, a name in augsbert.methods.arguebert.finetune.ENCODERS
+        abft_tasks=list,        # ArgueBERT fine-tuning: tasks, from bws, ukp, mrpc (augsbert.methods.arguebert.finetune.TASKS)
         abft_epochs=int,        # ArgueBERT fine-tuning: epochs (the paper: 5)
         abft_batch=int,         # ArgueBERT fine-tuning: batch size (the paper: 16)
         abft_lr=float,          # ArgueBERT fine-tuning: learning rate (the paper: 2e-5)
@@ -186,7 +188,8 @@ SETTINGS = {  # family -> {key: type}; a key belongs to exactly one family
     ),
 }
 PROFILE_KEYS = {k: t for fam in SETTINGS.values() for k, t in fam.items()}   # every key -> its type
-PROFILE_PREFIX = 'profile '
+PROFILE_PREFIX, METHOD_PREFIX = 'profile ', 'method '
+DEFAULTS: dict = {}     # defaults a method declares beside its code (`register_settings`; settings.ini may override them)
 
 def family_settings(cfg:dict, # resolved settings (see `get_profile`)
                     family:str # a family of `SETTINGS`
@@ -256,17 +259,21 @@ def load_profiles(path=None # settings.ini to read (default: the project's)
     cp = configparser.ConfigParser(interpolation=None, default_section='__none__')
     try: cp.read_string(path.read_text(encoding='utf-8'))
     except (OSError, configparser.Error) as e: raise AugsbertError(f"cannot read run profiles from {path}: {e}") from None
-    defaults, profiles = {}, {}
-    for name in cp.sections():
-        sec = cp[name]
-        if name.startswith(PROFILE_PREFIX): known, where = PROFILE_KEYS, name
-        elif name in SETTINGS: known, where = SETTINGS[name], name
-        else: raise unknown_name('settings.ini section', name, [*SETTINGS, PROFILE_PREFIX + '<name>'], hint=f"Fix {path}.")
+    defaults, profiles, pending = dict(DEFAULTS), {}, {}
+    for name in sorted(cp.sections(), key=lambda n: n.startswith(PROFILE_PREFIX)):   # families first, then the profiles
+        sec, fam = cp[name], name[len(METHOD_PREFIX):].strip() if name.startswith(METHOD_PREFIX) else name
+        if name.startswith(METHOD_PREFIX) and fam not in SETTINGS:     # a method whose module is not imported: kept as text
+            pending.update({k: sec[k] for k in sec}); continue
+        if name.startswith(PROFILE_PREFIX): known, where = {**PROFILE_KEYS, **pending}, name
+        elif fam in SETTINGS: known, where = SETTINGS[fam], name
+        else: raise unknown_name('settings.ini section', name, [*SETTINGS, PROFILE_PREFIX + '<name>', METHOD_PREFIX + '<family>'],
+                                 hint=f"Fix {path}.")
         bad = [k for k in sec if k not in known]
         if bad: raise unknown_name(f"key of [{where}]", bad[0], known, hint=f"Fix [{name}] in {path}.")
-        vals = {k: _parse(k, sec[k], PROFILE_KEYS[k]) for k in sec}
+        vals = {k: _parse(k, sec[k], PROFILE_KEYS[k]) if k in PROFILE_KEYS else sec[k] for k in sec}
         if name.startswith(PROFILE_PREFIX): profiles[name[len(PROFILE_PREFIX):].strip()] = vals
         else: defaults.update(vals)
+    defaults.update({k: v for k, v in pending.items() if k not in defaults})
     missing = [k for k in PROFILE_KEYS if k not in defaults and k != 'description']
     if missing: raise AugsbertError(f"{path}: no default for {', '.join(missing)}: add it to its family section.")
     out = {n: {'description': '', **defaults, **v} for n, v in profiles.items()}
@@ -283,13 +290,28 @@ def get_profile(name:str, # profile name: 'smoke', 'cpu', 'paper', or one you ad
     prof = dict(profiles[name], profile=name)
     for k, v in overrides.items():
         if v is None: continue
-        if k not in PROFILE_KEYS: raise unknown_name('parameter', k, PROFILE_KEYS)
+        if k not in PROFILE_KEYS: raise unknown_name('parameter', k, PROFILE_KEYS, hint="A method's own settings are known once its "
+                                                     "module (augsbert.methods.NAME) is imported.")
         typ = PROFILE_KEYS[k]
         if typ is list and isinstance(v, (list, tuple)): prof[k] = list(v)
         elif isinstance(v, typ) and not (typ is int and isinstance(v, bool)): prof[k] = v
         elif typ is float and isinstance(v, int) and not isinstance(v, bool): prof[k] = float(v)
         else: prof[k] = _parse(k, str(v), typ, where=f"-p {k}={v}")
     return check_bounds(prof)
+
+# %% ../nbs/00_config.ipynb #f6cf349a
+def register_settings(family:str, # the family's name (its optional section: `[method FAMILY]`)
+                      keys:dict, # key -> type (str, int, float, bool, list)
+                      bounds:dict|None=None, # numeric key -> its interval (see `BOUNDS`)
+                      defaults:dict|None=None # key -> its default (keys settings.ini may omit)
+                     )->dict:
+    "Declare a method's settings family beside its code; returns `keys`. A key of another family is an error."
+    clash = sorted(k for f, ks in SETTINGS.items() if f != family for k in ks if k in keys)
+    if clash: raise AugsbertError(f"settings family {family!r}: {', '.join(clash)} already belong to another family; rename them.")
+    unbounded = sorted(k for k, t in keys.items() if t in (int, float) and k not in (bounds or {}))
+    if unbounded: raise AugsbertError(f"settings family {family!r}: give {', '.join(unbounded)} a range in `bounds`.")
+    SETTINGS[family] = dict(keys); PROFILE_KEYS.update(keys); BOUNDS.update(bounds or {}); DEFAULTS.update(defaults or {})
+    return keys
 
 # %% ../nbs/00_config.ipynb #8e44d6a4
 def sha256_file(path, # file to hash

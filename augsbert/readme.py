@@ -4,43 +4,15 @@
 
 # %% ../nbs/15_readme.ipynb #f11a9b4c
 from __future__ import annotations
-import ast, itertools, re
+import re
 from pathlib import Path
 from .config import AugsbertError, project_root, atomic_write
-from .runs import default_run_name, load_runs, read_json
+from .runs import load_runs, read_json
+from .grid import grid_config, grid_runs
 
 # %% auto #0
-__all__ = ['PAPER_CE_RECIPE', 'BLOCKS', 'MARK', 'grid_runs', 'committed', 'block_main_job', 'block_grids', 'block_stsb',
-           'span_ce_recipes', 'span_static_bench', 'span_augcse_core', 'span_jaccard', 'readme_blocks', 'rewrite',
-           'refresh_readme']
-
-# %% ../nbs/15_readme.ipynb #6382b6be
-def _cli_text(v)->str:
-    "A config value as the text of `-p key=TEXT` (workflow/Snakefile's `cli_value`)."
-    if isinstance(v, (list, tuple)): return "[]" if not v else ",".join(map(_cli_text, v)) + ("," if len(v) == 1 else "")
-    return str(v)
-
-def _parsed(text:str):
-    try: return ast.literal_eval(text)
-    except (ValueError, SyntaxError): return text
-
-def grid_runs(grid:str, # a grid of workflow/config.yaml, e.g. 'main'
-              grids:dict|None=None # its `grids` (default: read the file)
-             )->dict:
-    "experiment → the run names of `grid` (with its `include`s), named as `workflow/Snakefile` names them."
-    import yaml
-    grids = grids or yaml.safe_load((project_root()/'workflow'/'config.yaml').read_text(encoding='utf-8'))['grids']
-    g, out = grids[grid], {}
-    for inc in g.get('include') or []:
-        for e, names in grid_runs(inc, grids).items(): out.setdefault(e, []).extend(names)
-    for e, spec in (g.get('experiments') or {}).items():
-        for entry in spec['runs']:
-            axes = entry.get('grid') or {}
-            for combo in itertools.product(*[v if isinstance(v, list) else [v] for v in axes.values()]):
-                params = {**(entry.get('params') or {}), **dict(zip(axes, combo))}
-                out.setdefault(e, []).append(entry['name'].format(**params, profile=g['profile']) if entry.get('name') else
-                                             default_run_name(g['profile'], {k: _parsed(_cli_text(v)) for k, v in params.items()}))
-    return {e: list(dict.fromkeys(ns)) for e, ns in out.items()}
+__all__ = ['PAPER_CE_RECIPE', 'BLOCKS', 'MARK', 'committed', 'block_main_job', 'block_grids', 'block_stsb', 'span_ce_recipes',
+           'span_static_bench', 'span_augcse_core', 'span_jaccard', 'readme_blocks', 'rewrite', 'refresh_readme']
 
 # %% ../nbs/15_readme.ipynb #ab493f64
 def _all_runs(root=None)->dict:
@@ -75,8 +47,7 @@ def block_main_job(runs:dict, grids=None)->str:
 
 def block_grids(runs:dict, grids=None)->str:
     "Every grid of workflow/config.yaml: its runs, those committed in reports/runs/, and their time."
-    import yaml
-    grids = grids or yaml.safe_load((project_root()/'workflow'/'config.yaml').read_text(encoding='utf-8'))['grids']
+    grids = grids or grid_config()['grids']
     rows = ['| grid | profile | runs | committed | their run time (sum of `wall_seconds`) |', '|---|---|---:|---:|---:|']
     for g in grids:
         n, have = committed(g, runs, grids)

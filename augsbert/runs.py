@@ -4,7 +4,7 @@
 
 # %% ../nbs/04_runs.ipynb #59b58aaf
 from __future__ import annotations
-import hashlib, json, math, os, platform, re, shutil, subprocess, sys, time
+import ast, hashlib, json, math, os, platform, re, shutil, subprocess, sys, time
 from contextlib import contextmanager
 from datetime import datetime, timezone
 from importlib import metadata
@@ -14,10 +14,10 @@ from .config import (AugsbertError, unknown_name, project_root, reports_dir, cac
 
 # %% auto #0
 __all__ = ['PROVENANCE_PACKAGES', 'DAGGER', 'experiments_dir', 'report_nbs_dir', 'experiment_path', 'notebook_parameters',
-           'check_params', 'injected_params', 'package_versions', 'cpu_name', 'environment_info', 'save_figure',
-           'write_json', 'read_json', 'default_run_name', 'Run', 'check_run_name', 'run_lock', 'run_experiment',
-           'load_runs', 'render_report', 'is_dirty', 'dirty_marker', 'dirty_section', 'package_versions_of',
-           'environment_section']
+           'check_params', 'injected_params', 'package_versions', 'cpu_name', 'environment_info', 'notebook_code',
+           'notebook_imports', 'code_digest', 'save_figure', 'write_json', 'read_json', 'default_run_name', 'Run',
+           'check_run_name', 'run_lock', 'run_experiment', 'load_runs', 'render_report', 'is_dirty', 'dirty_marker',
+           'dirty_section', 'package_versions_of', 'environment_section']
 
 # %% ../nbs/04_runs.ipynb #5e861d0f
 def experiments_dir()->Path:
@@ -96,6 +96,40 @@ def environment_info()->dict:
                 gpu=torch.cuda.get_device_name(0) if torch.cuda.is_available() else None,
                 packages=package_versions())
 
+# %% ../nbs/04_runs.ipynb #2d9081ea
+def notebook_code(path # an .ipynb file
+                 )->list[str]:
+    "The sources of the notebook's code cells, in order (outputs, metadata and markdown left out)."
+    cells = json.loads(Path(path).read_text(encoding='utf-8'))['cells']
+    return [''.join(c['source']) for c in cells if c['cell_type'] == 'code']
+
+def notebook_imports(path # an .ipynb file
+                    )->list[str]:
+    "The `augsbert` modules the notebook's code cells import (`import augsbert.x`, `from augsbert.x import y`, `from augsbert import x`)."
+    from augsbert.cache import PACKAGE, module_file
+    found = set()
+    for text in notebook_code(path):
+        try: tree = ast.parse(re.sub(r'(?m)^[ \t]*[%!].*$', '', text))   # IPython magics and shell escapes blanked
+        except SyntaxError:                                                # not Python (a %%bash cell): its import lines
+            found.update(re.findall(r'(?m)^[ \t]*(?:from|import)[ \t]+([\w.]+)', text)); continue
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import): found.update(a.name for a in node.names)
+            elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+                found.update([node.module, *(f"{node.module}.{a.name}" for a in node.names)])
+    return sorted(m for m in found if m.split('.')[0] == PACKAGE and module_file(m))
+
+# %% ../nbs/04_runs.ipynb #cd820440
+def _sha(text:str)->str: return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+def code_digest(notebook # the notebook a run executes (an experiment or a report)
+               )->dict:
+    "The code `notebook` runs: `digest` (sha256, 16 hex digits) of `notebook` (its code cells' sha256) and `modules` (module → sha256 of its source)."
+    from augsbert.cache import reached_modules, module_source
+    modules = {m: _sha(module_source(m)) for m in reached_modules(*notebook_imports(notebook))}
+    nb = _sha(json.dumps(notebook_code(notebook)))
+    return dict(digest=_sha(f"notebook {nb}\n" + ''.join(f"{m} {h}\n" for m, h in sorted(modules.items()))),
+                notebook=nb, modules=modules)
+
 # %% ../nbs/04_runs.ipynb #0596a5e2
 def save_figure(fig, # a matplotlib figure
                 name:str, # file name, e.g. 'contexts_sts.png'; its suffix picks the format (png, svg or pdf)
@@ -145,6 +179,11 @@ def default_run_name(profile:str, overrides:dict|None=None)->str:
     if len(name) > 100 or name != full: name = name[:90] + '-' + hashlib.sha1(full.encode()).hexdigest()[:8]
     return name
 
+def _code_of(experiment:str)->dict|None:
+    "`code_digest` of `experiment`'s notebook in nbs/experiments/ (None for a notebook elsewhere)."
+    try: return code_digest(experiment_path(experiment))
+    except AugsbertError: return None
+
 class Run:
     "One run of an experiment: its folder, settings, metrics and provenance."
     def __init__(self, experiment:str, # experiment name
@@ -154,6 +193,7 @@ class Run:
         self.experiment, self.settings, self.t0 = experiment, dict(settings), time.time()
         self.dir = Path(run_dir) if run_dir else reports_dir('runs', experiment, default_run_name(settings.get('profile', 'custom')))
         self.dir.mkdir(parents=True, exist_ok=True)
+        self.code = _code_of(experiment)   # read now: the code that runs, not the code at the end of a long run
         # params.json is written with metrics.json, not now: a rerun killed half-way leaves the finished run it
         # would replace whole (params, metrics and provenance of one run), never new params beside old metrics
 
@@ -166,11 +206,11 @@ class Run:
     def save_provenance(self, data:dict|None=None, # data set name → {file: sha256}
                         models:list|None=None, # `ModelSource.as_dict()`s of the models used
                         **extra)->Path:
-        "Write `provenance.json`: environment, data checksums, models, seeds and wall time."
+        "Write `provenance.json`: the code (`code_digest`), environment, data checksums, models, seeds and wall time."
         prov = dict(experiment=self.experiment, profile=self.settings.get('profile'), seed=self.settings.get('seed'),
                     finished=datetime.now(timezone.utc).isoformat(timespec='seconds'),
                     wall_seconds=round(time.time() - self.t0, 1), data=data or {}, models=models or [],
-                    environment=environment_info(), **extra)
+                    code=self.code, environment=environment_info(), **extra)
         return write_json(self.dir/'provenance.json', prov)
     def save_figure(self, fig, name:str)->Path:
         "Save a matplotlib figure in the run folder (`save_figure`)."

@@ -12,7 +12,7 @@ from tqdm.auto import tqdm
 from .config import AugsbertError, atomic_write
 
 # %% auto #0
-__all__ = ['teacher', 'label_pairs']
+__all__ = ['LABEL_CHUNK', 'teacher', 'label_pairs']
 
 # %% ../nbs/09_silver.ipynb #4021ed96
 def teacher(model, # a sentence-transformers `CrossEncoder` or `SentenceTransformer`
@@ -30,6 +30,8 @@ def teacher(model, # a sentence-transformers `CrossEncoder` or `SentenceTransfor
     return predict
 
 # %% ../nbs/09_silver.ipynb #8c2c8282
+LABEL_CHUNK = 2048   # pairs labelled (and saved) at a time by the experiments; an interrupted labelling resumes from the last saved chunk
+
 def label_pairs(predict:Callable[[pd.DataFrame], np.ndarray], # the teacher: scores a DataFrame of pairs in [0, 1]
                 pairs:pd.DataFrame, # columns sentence1, sentence2
                 folder:Path|str|None=None, # where finished chunks are kept (None: no resume)

@@ -7,15 +7,15 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, replace
 from typing import Callable
-from .config import AugsbertError, unknown_name, get_profile
+from .config import AugsbertError, unknown_name
 from .cache import stage_key, cached_folder
 from .models import resolve_model, load_bi_encoder, pick_device
 from .training import TrainConfig
 
 # %% auto #0
-__all__ = ['STUDENTS', 'TRANSFORMER_SETTINGS', 'STATIC_SETTINGS', 'STATIC_INITS', 'ARGUEBERT_SETTINGS', 'Student',
-           'register_student', 'cut_layers', 'static_from_tokens', 'check_student', 'student_options', 'student_config',
-           'make_student', 'student_title', 'throughput']
+__all__ = ['STUDENTS', 'TRANSFORMER_SETTINGS', 'STATIC_SETTINGS', 'STATIC_INITS', 'Student', 'register_student', 'student_base',
+           'cut_layers', 'static_from_tokens', 'check_student', 'student_options', 'student_config', 'make_student',
+           'student_title', 'throughput']
 
 # %% ../nbs/07b_students.ipynb #1c78318b
 @dataclass(frozen=True)
@@ -26,6 +26,8 @@ class Student:
     describe: Callable    # (options) -> the title in tables, e.g. 'MiniLM-L2 (first 2 layers)'
     build: Callable       # (base model name, options, device) -> an untrained `SentenceTransformer`
     settings: tuple = ()  # the [students] keys it reads (others given explicitly are an error)
+    base: str|None = None # its default base model (None: the profile's `bi_encoder`; `-p student_model=` overrides)
+    check: Callable|None = None   # (options) -> None, raising `AugsbertError` for a bad setting (before anything loads)
 
 STUDENTS: dict[str, Student] = {}
 TRANSFORMER_SETTINGS = ('lr', 'epochs')                 # what a static student does not train with
@@ -33,8 +35,14 @@ STATIC_SETTINGS = ('static_init', 'static_lr', 'static_epochs')
 STATIC_INITS = ('tokens', 'model2vec')
 
 def register_student(s:Student)->Student:
-    "Add `s` to `STUDENTS` (by its name)."
+    "Add `s` to `STUDENTS` (by its name); a method module may register its own (ArgueBERT does)."
     STUDENTS[s.name] = s; return s
+
+def student_base(name:str, # a name in `STUDENTS`
+                 default:str # the profile's bi-encoder model
+                )->str:
+    "The model student `name` is built from when `-p student_model` is not given."
+    return STUDENTS[name].base or default
 
 # %% ../nbs/07b_students.ipynb #bdd41fac
 def cut_layers(model, # a transformer `SentenceTransformer`
@@ -75,21 +83,12 @@ def _static(base, opts, device):
     return SentenceTransformer(modules=[StaticEmbedding.from_distillation(resolve_model(base).load_path, device=device)], device=device)
 
 register_student(Student('minilm', 'transformer', lambda o: 'MiniLM-L6', lambda base, o, d: _load(base, d)))
+register_student(Student('mpnet', 'transformer', lambda o: 'MPNet-base', lambda base, o, d: _load(base, d),
+                         base='sentence-transformers/all-mpnet-base-v2'))
 register_student(Student('minilm-cut', 'transformer', lambda o: f"MiniLM-L{o['cut_layers']} (first {o['cut_layers']} layers)",
                          lambda base, o, d: cut_layers(_load(base, d), o['cut_layers']), ('cut_layers',)))
 register_student(Student('static', 'static', lambda o: f"static ({'MiniLM tokens' if o['static_init'] == 'tokens' else 'model2vec'})",
                          _static, STATIC_SETTINGS))
-
-ARGUEBERT_SETTINGS = ('ab_objective', 'ab_setting', 'ab_size', 'ab_steps', 'ab_batch', 'ab_lr', 'ab_max_len', 'ab_corpus',
-                      'ab_sp_negatives', 'ab_edge_data')
-
-def _arguebert(base, o, device):
-    from augsbert.arguebert_finetune import arguebert_encoder
-    folder, _ = arguebert_encoder(dict(o, seed=42, bi_encoder=base), progress=False)   # pre-training seed 42, as `make arguebert-pretrain`
-    return _load(str(folder), device)
-
-register_student(Student('arguebert', 'transformer', lambda o: f"ArgueBERT {o['ab_objective']} ({o['ab_setting']})", _arguebert,
-                         ARGUEBERT_SETTINGS))
 
 # %% ../nbs/07b_students.ipynb #950257af
 def check_student(cfg:dict, # resolved settings (see `augsbert.config.get_profile`)
@@ -110,11 +109,7 @@ def check_student(cfg:dict, # resolved settings (see `augsbert.config.get_profil
     if s.kind == 'static' and cfg['static_init'] not in STATIC_INITS:
         raise unknown_name('static student initialisation (-p static_init)', cfg['static_init'], STATIC_INITS)
     if name == 'minilm-cut' and cfg['cut_layers'] < 1: raise AugsbertError(f"-p cut_layers={cfg['cut_layers']}: keep at least 1 layer.")
-    if name == 'arguebert':
-        from augsbert.arguebert import check_objective, SETTINGS_, SIZES
-        check_objective(cfg['ab_objective'])
-        if cfg['ab_setting'] not in SETTINGS_: raise unknown_name('pre-training setting (-p ab_setting)', cfg['ab_setting'], SETTINGS_)
-        if cfg['ab_size'] not in SIZES: raise unknown_name('model size (-p ab_size)', cfg['ab_size'], SIZES)
+    if s.check: s.check(cfg)
     return s
 
 def student_options(cfg:dict, name:str)->dict:
@@ -132,7 +127,7 @@ def student_config(be:TrainConfig, # the bi-encoder training configuration
 # %% ../nbs/07b_students.ipynb #393d7a30
 def make_student(name:str, # a name in `STUDENTS`
                  base:str, # the base model (a name or folder, see `augsbert.models.resolve_model`)
-                 options:dict|None=None, # its settings (experiments pass them all); missing ones: the `cpu` profile's
+                 options:dict|None=None, # its settings (see `student_options`: every key of `Student.settings`)
                  device:str='cpu'
                 ):
     "The untrained student `name` built from `base` (a `SentenceTransformer`)."
@@ -140,8 +135,9 @@ def make_student(name:str, # a name in `STUDENTS`
     if name not in STUDENTS: raise unknown_name('student (-p student)', name, STUDENTS)
     s, device = STUDENTS[name], pick_device(device)
     given = options or {}
-    if any(k not in given for k in s.settings):              # settings.ini is read only for what the caller left out
-        given = {**student_options(dict(get_profile('cpu'), student=name), name), **given}
+    missing = [k for k in s.settings if k not in given]
+    if missing: raise AugsbertError(f"student {name!r} needs its settings {', '.join(missing)}: pass student_options(cfg, {name!r}) "
+                                    "of a resolved profile (augsbert.config.get_profile).")
     options = {k: given[k] for k in s.settings}
     if name == 'static' and options['static_init'] == 'model2vec':
         src = resolve_model(base)
@@ -152,9 +148,14 @@ def make_student(name:str, # a name in `STUDENTS`
         return cached_folder('student', key, build, lambda p: SentenceTransformer(str(p), device=device))
     return s.build(base, options, device)
 
-def student_title(name:str, options:dict)->str:
-    "The student's name in tables, e.g. 'MiniLM-L2 (first 2 layers)'."
-    return STUDENTS[name].describe(options)
+def student_title(name:str, # a name in `STUDENTS`
+                  options:dict, # its settings
+                  base:str|None=None # the base model, named when it is not the student's usual one
+                 )->str:
+    "The student's name in tables, e.g. 'MiniLM-L2 (first 2 layers)', or 'MiniLM-L6 (from my-model)' for another base."
+    s, t = STUDENTS[name], STUDENTS[name].describe(options)
+    usual = (s.base or 'sentence-transformers/all-MiniLM-L6-v2', 'all-MiniLM-L6-v2', 'minilm', 'all-mpnet-base-v2', 'mpnet')
+    return t if base is None or base in usual or base == s.base else f"{t} (from {base.rstrip('/').split('/')[-1]})"
 
 # %% ../nbs/07b_students.ipynb #a1238012
 def throughput(model, # a `SentenceTransformer` or a `CrossEncoder`

@@ -21,7 +21,8 @@ from .metrics import spearman, best_threshold
 __all__ = ['PRECISIONS', 'SCHEDULES', 'HEADS', 'CE_LOSSES', 'set_seed', 'precision_scope', 'TrainConfig',
            'paper_cross_encoder_config', 'paper_bi_encoder_config', 'training_arguments', 'pairs_dataset', 'task_score',
            'finite_scores', 'PauseAt', 'DevCurve', 'GuardFinite', 'TrainingRun', 'bi_encoder_scores', 'bi_encoder_run',
-           'train_bi_encoder', 'make_cross_encoder', 'predict_pairs', 'cross_encoder_run', 'train_cross_encoder']
+           'train_bi_encoder', 'make_cross_encoder', 'predict_pairs', 'cross_encoder_run', 'train_cross_encoder',
+           'add_time', 'write_card']
 
 # %% ../nbs/07_training.ipynb #920fa0c7
 def set_seed(seed:int # the seed for python's `random`, numpy and torch
@@ -389,3 +390,26 @@ def train_cross_encoder(model, # a `CrossEncoder`, or a model name or folder
                        ):
     "Train a cross-encoder on `train_df`; returns (the `CrossEncoder`, [(fraction of steps, dev score)])."
     return _train(cross_encoder_run, model, train_df, cfg, dev_df, curve, task, progress, **kw)
+
+# %% ../nbs/07_training.ipynb #d3e65540
+def add_time(timings:dict|None, # where a run collects its seconds by stage (None: not collected)
+             name:str, # the stage
+             t0:float # `time.time()` when it started
+            ):
+    "Add the seconds since `t0` to `timings[name]` (rounded to 0.1 s)."
+    import time
+    if timings is not None: timings[name] = round(timings.get(name, 0) + time.time() - t0, 1)
+
+def write_card(folder:Path|str, # a saved model folder
+               **info # what to record: base_model, data, parameters, scores, run, …
+              )->dict:
+    "Merge `info` into the folder's `augsbert.json` card and append it to its README.md; returns the card."
+    import json
+    folder = Path(folder); path = folder/'augsbert.json'
+    card = {**(json.loads(path.read_text(encoding='utf-8')) if path.exists() else {}), **info}
+    path.write_text(json.dumps(card, indent=1, sort_keys=True, default=str) + '\n', encoding='utf-8')
+    readme = folder/'README.md'
+    text = readme.read_text(encoding='utf-8').split('\n## augsbert\n')[0] if readme.exists() else f'# {folder.name}\n'
+    lines = [f'- **{k}**: `{json.dumps(v, default=str)}`' for k, v in sorted(card.items())]
+    readme.write_text(text.rstrip('\n') + '\n\n## augsbert\n' + '\n'.join(lines) + '\n', encoding='utf-8')
+    return card

@@ -14,7 +14,8 @@ def _cli(*argv):
 EXPERIMENTS = sorted(experiments())
 
 def test_help_lists_experiments_methods_students_teachers():
-    from augsbert.methods import METHODS, TEACHERS
+    from augsbert.methods.in_domain import METHODS
+    from augsbert.teachers import TEACHERS
     from augsbert.students import STUDENTS
     for argv in (['--help'], ['run', '--help']):
         code, out, _ = _cli(*argv)

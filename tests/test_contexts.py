@@ -58,7 +58,7 @@ def test_bad_choices_fail_before_any_work(env, kw, match):
 @pytest.mark.parametrize('profile', ['smoke', 'cpu', 'paper'])
 def test_every_profile_can_fill_its_context_sets(profile):
     from augsbert.config import get_profile
-    from augsbert.contexts import check_context_budget
+    from augsbert.methods.contexts import check_context_budget
     c = get_profile(profile)
     check_context_budget(c['ctx_size'], c['ctx_candidates'], c['ctx_selection'])
 

@@ -5,7 +5,7 @@ from pathlib import Path
 import pytest
 from conftest import needs_data
 from augsbert.config import AugsbertError
-from augsbert.domain import ROWS, TARGET_PAIRS, LABEL_MODES
+from augsbert.methods.domain_adaptation import ROWS, TARGET_PAIRS, LABEL_MODES
 from augsbert.runs import run_experiment, read_json
 
 pytestmark = needs_data

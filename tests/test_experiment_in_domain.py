@@ -14,7 +14,7 @@ def _run(tiny, method, **kw):
     return run_experiment('in_domain', profile='smoke', progress=False, dataset='sts-es', method=method,
                           bi_encoder=tiny, cross_encoder=tiny, max_train_pairs=32, **kw)
 
-from augsbert.methods import METHODS
+from augsbert.methods.in_domain import METHODS
 TESTED_METHODS = ['bert', 'sbert', 'sbert-nlpaug', 'augsbert-rs', 'augsbert-kde', 'augsbert-bm25', 'augsbert-ss', 'augsbert-bm25-ss']
 
 def test_every_method_is_in_the_papermill_test():
@@ -52,31 +52,35 @@ def test_unknown_method_fails_before_data_loads(env, tiny, monkeypatch):
 
 def test_interrupted_labelling_resumes_to_same_metrics(tmp_path, tiny, monkeypatch):
     "Kill the silver labelling after its first chunk; the rerun resumes from the saved chunk and ends with the same metrics."
-    from augsbert import methods as pipeline
+    from augsbert.methods import in_domain as pipeline
     from augsbert.config import get_profile
     from augsbert.data import load_dataset, PairSplits
     full = load_dataset('sts-es')
     data = PairSplits(name='sts-es', task='regression', train=full.train.iloc[:24], dev=full.dev.iloc[:40],
                       test=full.test.iloc[:40], info=full.info)
-    proto = pipeline.protocol_from_profile(get_profile('smoke'), 'sts-es', 'augsbert-bm25', tiny, tiny)
+    proto = pipeline.method_protocol(get_profile('smoke'), 'sts-es', 'augsbert-bm25', tiny, tiny)
     monkeypatch.setattr(pipeline, 'LABEL_CHUNK', 16)
     monkeypatch.setenv('AUGSBERT_CACHE', str(tmp_path/'clean'))
     clean, _ = pipeline.run_method('augsbert-bm25', data, proto, progress=False)
 
     monkeypatch.setenv('AUGSBERT_CACHE', str(tmp_path/'killed'))
-    real, calls = pipeline.predict_pairs, []
+    from augsbert import teachers
+    real, calls = teachers.predict_pairs, []
     def dying(scorer, df, *a, **kw):
         calls.append(len(df))
         if len(calls) == 2: raise KeyboardInterrupt('killed mid-labelling')
         return real(scorer, df, *a, **kw)
-    monkeypatch.setattr(pipeline, 'predict_pairs', dying)
+    monkeypatch.setattr(teachers, 'predict_pairs', dying)
     with pytest.raises(KeyboardInterrupt): pipeline.run_method('augsbert-bm25', data, proto, progress=False)
     parts = list((tmp_path/'killed').rglob('part-*.npy'))
     assert len(parts) == 1                                   # one finished chunk survived
-    monkeypatch.setattr(pipeline, 'predict_pairs', real)
+    monkeypatch.setattr(teachers, 'predict_pairs', real)
     resumed, timings = pipeline.run_method('augsbert-bm25', data, proto, progress=False)
     assert 'cross-encoder training' not in timings           # the cross-encoder came from the cache
-    no_speed = lambda m: {k: v for k, v in m.items() if k != 'throughput'}   # timed in each cache, so it differs
+    def no_speed(m):   # the speed is timed in each cache, and the models sit in each cache's own folder
+        out = {k: v for k, v in m.items() if k not in ('throughput', 'teacher_model')}
+        out['per_seed'] = [{k: v for k, v in r.items() if k != 'model'} for r in m['per_seed']]
+        return dict(out, teacher_key=m['teacher_model']['key'])
     assert no_speed(resumed) == no_speed(clean)
 
 def test_in_domain_report(env, tiny):

@@ -117,14 +117,14 @@ def _cls_splits():
 @pytest.fixture
 def bi_teacher():
     from augsbert.config import get_profile
-    from augsbert.methods import protocol_from_profile
+    from augsbert.methods.in_domain import method_protocol as protocol_from_profile
     cfg = dict(get_profile('smoke'), student='static', static_init='tokens', teacher='bi-encoder')
     return protocol_from_profile(cfg, 'quora-qp', 'augsbert-kde')
 
 def _no_training(*a, **k): raise AssertionError('a model was trained')
 
 def test_empty_silver_set_is_an_error_before_the_student_trains(monkeypatch, bi_teacher):
-    from augsbert import methods
+    from augsbert.methods import in_domain as methods
     monkeypatch.setattr(methods, 'get_silver', lambda *a, **k: pd.DataFrame(columns=['sentence1', 'sentence2', 'score']))
     monkeypatch.setattr(methods, 'seed_results', _no_training)
     with pytest.raises(AugsbertError) as e:
@@ -135,7 +135,7 @@ def test_empty_silver_set_is_an_error_before_the_student_trains(monkeypatch, bi_
         assert p in msg, (p, msg)
 
 def test_one_class_silver_set_is_a_warning_in_the_metrics(monkeypatch, bi_teacher):
-    from augsbert import methods
+    from augsbert.methods import in_domain as methods
     silver = pd.DataFrame(dict(sentence1=['q 1', 'q 2'], sentence2=['r 3', 'r 5'], score=[0.0, 0.0]))
     monkeypatch.setattr(methods, 'get_silver', lambda *a, **k: silver)
     monkeypatch.setattr(methods, 'seed_results', lambda *a, **k: [dict(seed=42, dev=50.0, test=40.0)])

@@ -4,9 +4,11 @@ from pathlib import Path
 import pytest
 from conftest import needs_data
 from augsbert.config import AugsbertError
-from augsbert.methods import TEACHERS, SILVER_POOLS
+from augsbert.methods.in_domain import SILVER_POOLS
+from augsbert.teachers import TEACHERS
 from augsbert.runs import run_experiment, read_json
 from augsbert.students import STUDENTS
+import augsbert.methods.arguebert.finetune  # noqa: F401  (registers the arguebert student)
 
 pytestmark = needs_data
 
@@ -16,6 +18,7 @@ def _run(tiny, method, **kw):
     kw = {k: v for k, v in kw.items() if not (k == 'cut_layers' and kw.get('student') != 'minilm-cut')
           and not (k == 'static_init' and kw.get('student') != 'static')}
     if kw.get('student') == 'arguebert': kw = {'ab_objective': 'sp', 'ab_setting': 'continued', **kw}   # SP pairs from the mirror; the tiny BERT continued
+    if kw.get('student') == 'mpnet': kw = {'student_model': tiny, **kw}     # never MPNet's weights in a test: its family on the tiny BERT
     return run_experiment('in_domain', profile='smoke', progress=False, dataset='sts-es', method=method,
                           bi_encoder=tiny, cross_encoder=tiny, max_train_pairs=32, **kw)
 
@@ -31,7 +34,28 @@ def test_both_teachers_label_the_silver_pairs(env, tiny, teacher):
     m, prov = read_json(out/'metrics.json'), read_json(out/'provenance.json')
     assert m['teacher'] == teacher and m['silver']['pairs'] > 0 and m['student'] == 'static'
     assert ('cross-encoder training' in prov['timings']) == (teacher == 'cross-encoder')
-    assert len(prov['models']) == (2 if teacher == 'cross-encoder' else 1)
+    assert [m['role'] for m in prov['models']] == ['student', f'teacher ({teacher})']
+
+def test_teacher_and_student_models_are_chosen_apart_and_left_loadable(env, tiny, tmp_path):
+    "A teacher of another model than the student's; every trained model a plain sentence-transformers folder with a card."
+    import json, shutil
+    from sentence_transformers import CrossEncoder, SentenceTransformer
+    from augsbert.cli import main
+    other = tmp_path/'teacher-bert'; shutil.copytree(tiny, other)          # the same weights under another name: another model
+    out = _run(tiny, 'augsbert-bm25', student='static', teacher='cross-encoder', teacher_model=str(other))
+    m, prov = read_json(out/'metrics.json'), read_json(out/'provenance.json')
+    assert m['teacher_model']['model'] == str(other) and m['student_model'] == tiny and m['model'] == tiny
+    assert [x['name'] for x in prov['models']] == [tiny, str(other)]
+    saved = prov['saved_models']
+    assert [s['role'] for s in saved] == ['student (seed 42)', 'teacher (cross-encoder)']
+    student, teacher = (Path(s['path']) for s in saved)
+    assert SentenceTransformer(str(student)).encode(['a cat']).shape[0] == 1
+    assert CrossEncoder(str(teacher)).predict([('a cat', 'a dog')]).shape == (1,)
+    card = json.loads((teacher/'augsbert.json').read_text())
+    assert card['base_model'] == str(other) and card['run'] == f'in_domain/{out.name}' and '## augsbert' in (teacher/'README.md').read_text()
+    assert main(['export', f'in_domain/{out.name}', str(tmp_path/'models')]) == 0
+    assert SentenceTransformer(str(tmp_path/'models'/'student-seed-42')).encode(['a cat']).shape[0] == 1
+    assert main(['export', f'in_domain/{out.name}', str(tmp_path/'models')]) == 2      # never overwrites
 
 def test_silver_pools(env, tiny):
     got = {pool: read_json(_run(tiny, 'augsbert-bm25', student='static', silver_pool=pool)/'metrics.json') for pool in SILVER_POOLS}
@@ -46,6 +70,9 @@ def test_silver_pools(env, tiny):
     (dict(method='augsbert-rs', teacher='bi-encoder'), 'cannot teach itself'),       # default student: minilm
     (dict(student='arguebert', ab_objective='mlm'), 'unknown pre-training objective'),
     (dict(ab_setting='warm'), 'not a setting of student'),                          # an arguebert setting for minilm
+    (dict(method='augsbert-rs', teacher='bi-encoder', student_model='all-MiniLM-L6-v2', teacher_model='minilm'),
+     "student 'minilm' is 'all-MiniLM-L6-v2'.*cannot teach itself"),                # aliases resolved: the same model
+    (dict(teacher_model='x'), "method 'sbert' has none"),                            # no silver pairs, no teacher
 ])
 def test_bad_choices_fail_before_data_loads(env, tiny, monkeypatch, kw, match):
     monkeypatch.setenv('AUGSBERT_DATA_MIRROR', '/nonexistent')      # loading would fail: the check comes first
@@ -67,5 +94,5 @@ def test_report_shows_where_the_premise_holds(env, tiny):
     nb = render_report('in_domain', progress=False, profile='smoke')
     md = (Path(nb).parent/'in_domain.md').read_text()
     assert '## Where the premise holds' in md and '## Table 5 with a weaker student' in md
-    assert 'static (MiniLM tokens) student, cross-encoder teacher' in md and 'bi-encoder teacher' in md
+    assert 'static (MiniLM tokens) (from tiny-bert) student, cross-encoder teacher' in md and 'bi-encoder teacher' in md
     assert '**Overall**: where the teacher leads the student' in md

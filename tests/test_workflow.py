@@ -1,21 +1,24 @@
 """The Snakemake workflow of `make reproduce` / `make paper` (workflow/Snakefile, the grid in workflow/config.yaml).
 
 Dry runs only (seconds each, nothing executed): the jobs of the main job and of the paper grid, the SLURM profile
-(skipped without its plugin), the markers' rerun logic, config errors. Every call runs with a private
-AUGSBERT_CACHE / AUGSBERT_REPORTS and `--directory` in a temp folder, so nothing is written into the repository.
+(skipped without its plugin), what reruns (outputs' times, code stamps, adopt_committed), config errors. Every call
+runs with a private AUGSBERT_CACHE / AUGSBERT_REPORTS and `--directory` in a temp folder, so nothing is written into
+the repository; the test that edits library code edits a copy of the package (PYTHONPATH).
 One real tiny job end to end (the `datasets` experiment on the smoke profile, twice) is marked slow.
 """
-import importlib.util, os, re, subprocess, sys, time
+import importlib.util, json, os, re, shutil, subprocess, sys, time
 from pathlib import Path
 import pytest
 from conftest import needs_data
+from augsbert.grid import RUN_FILES
+from augsbert.runs import code_digest, experiment_path
 
 ROOT = Path(__file__).resolve().parents[1]
 SNAKEMAKE = str(Path(sys.executable).parent/'snakemake')
 PROFILES = ROOT/'workflow'/'profiles'
 
-def snakemake(tmp:Path, *args, profile='local', timeout=300)->subprocess.CompletedProcess:
-    env = dict(os.environ, AUGSBERT_CACHE=str(tmp/'cache'), AUGSBERT_REPORTS=str(tmp/'reports'))
+def snakemake(tmp:Path, *args, profile='local', timeout=300, env=None)->subprocess.CompletedProcess:
+    env = dict(os.environ, AUGSBERT_CACHE=str(tmp/'cache'), AUGSBERT_REPORTS=str(tmp/'reports'), **(env or {}))
     cmd = [SNAKEMAKE, '--snakefile', str(ROOT/'workflow'/'Snakefile'), '--profile', str(PROFILES/profile),
            '--directory', str(tmp/'wd'), *args]
     return subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, timeout=timeout)
@@ -32,6 +35,16 @@ def job_stats(out:str)->dict:
     stats = {rule: int(n) for rule, n in (line.split() for line in m.group(1).splitlines())}
     assert sum(stats.values()) == int(m.group(2))
     return stats
+
+def outputs(out:str)->list:
+    "Every output file of the jobs a dry run lists."
+    return sorted({f for line in re.findall(r'\n    output: (.*)', out) for f in line.split(', ')})
+
+def fake_outputs(files, t:float):
+    "Write each of `files` (a run's provenance.json records no code: a run made before runs recorded it); reports a minute after the runs."
+    for f in map(Path, files):
+        f.parent.mkdir(parents=True, exist_ok=True); f.write_text('{}')
+        os.utime(f, (t, t + 60 * (f.parent.name == 'reports')))
 
 def commands(out:str)->dict:
     "run name → (experiment, profile, the `-p` arguments) of every `augsbert run` a dry run lists."
@@ -99,18 +112,50 @@ def test_slurm_profile(tmp_path):
     out = dry_run(tmp_path, '--config', 'grid=paper', '--quiet', 'rules', profile='slurm')
     assert job_stats(out)['run_in_domain'] == 112
 
-def test_finished_runs_are_not_rerun(tmp_path, main_dry_run):
-    "Markers present and newer than their inputs: nothing to do. A rerun run re-renders its report, not the runs after it."
-    markers = sorted(set(re.findall(r'output: (\S+\.done)', dry_run(tmp_path))))
-    assert len(markers) == 15
+def test_finished_runs_are_not_rerun(tmp_path):
+    "Outputs newer than their inputs: nothing to do. A rerun run re-renders its report, not the runs after it."
+    files = outputs(dry_run(tmp_path))
+    assert len(files) == 12 * len(RUN_FILES) + 3 * 2 and all(Path(f).is_absolute() for f in files)
     t = time.time() + 60
-    for m in markers:   # runs first, reports a minute later, as a finished workflow leaves them
-        Path(m).parent.mkdir(parents=True, exist_ok=True); Path(m).touch()
-        os.utime(m, (t, t + 60 * ('/workflow/reports/' in m)))
+    fake_outputs(files, t)   # runs first, reports a minute later, as a finished workflow leaves them
     assert job_stats(dry_run(tmp_path)) == {}
-    bert = next(m for m in markers if m.endswith('/cpu_dataset-stsb_method-bert.done'))
+    bert = next(f for f in files if f.endswith('/cpu_dataset-stsb_method-bert/metrics.json'))
     os.utime(bert, (t, t + 120))   # the teacher's cell ran again; the AugSBERT cells are only ordered after it
     assert job_stats(dry_run(tmp_path)) == dict(report_in_domain=1, all=1)
+
+def test_changed_code_reruns_its_runs(tmp_path):
+    "Editing a module an experiment reaches (in a copy of the package) reruns that experiment's runs and reports, saying why."
+    shutil.copytree(Path(code_digest.__code__.co_filename).parent, tmp_path/'pkg'/'augsbert', ignore=shutil.ignore_patterns('__pycache__'))
+    env = dict(PYTHONPATH=str(tmp_path/'pkg'))
+    fake_outputs(outputs(dry_run(tmp_path, env=env)), time.time() + 60)
+    assert job_stats(dry_run(tmp_path, env=env)) == {}
+    with open(tmp_path/'pkg'/'augsbert'/'bm25.py', 'a') as f: f.write('\n# an edit\n')
+    out = dry_run(tmp_path, env=env)
+    # in_domain and domain_adaptation reach augsbert.bm25 (through the methods), datasets does not
+    assert job_stats(out) == dict(run_in_domain=10, run_domain_adaptation=1, report_in_domain=1, report_domain_adaptation=1, all=1)
+    assert re.search(r'reason: Updated input files: \S+/cache/workflow/code/in_domain-[0-9a-f]{12}\.txt', out)
+    assert 'workflow: in_domain: its code changed (augsbert.bm25): 10 of its 10 jobs rerun' in out
+    assert 'workflow: domain_adaptation: its code changed (augsbert.bm25)' in out and 'workflow: datasets' not in out
+    assert job_stats(dry_run(tmp_path, env=env)) == job_stats(out)     # a dry run leaves them to do
+
+def test_adopted_runs_are_done(tmp_path):
+    "adopt_committed: committed runs of the current code or of no recorded code are done whatever their times; other code's runs rerun."
+    names = commands(dry_run(tmp_path/'plan'))
+    code = {e: code_digest(experiment_path(e)) for e in {e for e, _, _ in names.values()}}
+    other = 'cpu_dataset-stsb_method-augsbert-kde'
+    for tmp in (tmp_path/'plain', tmp_path/'adopt'):
+        for i, (name, (exp, _, _)) in enumerate(names.items()):   # committed an hour ago: older than any code stamp
+            made = dict(code[exp], digest='0' * 16) if name == other else code[exp] if i % 2 else None
+            files = [tmp/'reports'/'runs'/exp/name/f for f in RUN_FILES]
+            fake_outputs(files, time.time() - 3600)
+            prov = files[RUN_FILES.index('provenance.json')]
+            prov.write_text(json.dumps(dict(code=made))); os.utime(prov, (time.time() - 3600,) * 2)
+    assert job_stats(dry_run(tmp_path/'plain'))['run_in_domain'] == 10           # without it: every run is made once
+    out = dry_run(tmp_path/'adopt', '--config', 'grid=main', 'adopt_committed=true')
+    assert {k: v for k, v in job_stats(out).items() if k.startswith('run_')} == dict(run_in_domain=1)
+    assert f'--name {other} ' in out
+    assert re.search(r'workflow: adopt_committed: 11 committed runs count as done \(\d+ made by the current code, \d+ made before '
+                     r'runs recorded their code digest: adopted as they are\); 1 made by other code rerun', out)
 
 @pytest.mark.parametrize('grid,runs', [('table5-static', 90), ('table5-minilm', 50), ('table5-topk', 20 + 90),
                                        ('table5-fig1', 12), ('table5', 170)])
@@ -132,12 +177,11 @@ def test_table5_adopts_committed_runs(tmp_path):
     "With adopt_committed (make table5) a run committed in reports/runs/ is not made again; without it, every run is."
     for name in ('cpu_dataset-stsb_method-bert', 'cpu_dataset-stsb_method-sbert_student-static'):   # two "committed" runs
         for tmp in (tmp_path/'plain', tmp_path/'adopt'):
-            run = tmp/'reports'/'runs'/'in_domain'/name
-            run.mkdir(parents=True); (run/'metrics.json').write_text('{}')
+            fake_outputs([tmp/'reports'/'runs'/'in_domain'/name/f for f in RUN_FILES], time.time() - 3600)
     plain = job_stats(dry_run(tmp_path/'plain', '--config', 'grid=main'))['run_in_domain']
-    adopted = job_stats(dry_run(tmp_path/'adopt', '--config', 'grid=main', 'adopt_committed=true'))['run_in_domain']
-    assert (plain, adopted) == (10, 8)
-    assert (tmp_path/'adopt'/'cache'/'workflow'/'in_domain'/'cpu_dataset-stsb_method-bert.done').read_text().endswith('(adopted: a committed run)\n')
+    out = dry_run(tmp_path/'adopt', '--config', 'grid=main', 'adopt_committed=true')
+    assert (plain, job_stats(out)['run_in_domain']) == (10, 8)
+    assert 'adopt_committed: 2 committed runs count as done (0 made by the current code, 2 made before runs recorded' in out
 
 @pytest.mark.parametrize('grids,message', [
     ("  a: {profile: smoke, include: [b]}\n  b: {profile: smoke, include: [a]}\n", "includes itself"),
@@ -190,10 +234,13 @@ def test_tiny_grid_end_to_end(tmp_path):
     run = tmp_path/'reports'/'runs'/'datasets'/'smoke'
     assert all((run/f).exists() for f in ('executed.ipynb', 'params.json', 'metrics.json', 'provenance.json'))
     assert (tmp_path/'reports'/'datasets.md').exists()
-    assert (tmp_path/'cache'/'workflow'/'datasets'/'smoke.done').read_text().strip() == str(run)
     assert (tmp_path/'cache'/'workflow'/'logs'/'datasets'/'smoke.log').exists()
-    again = snakemake(tmp_path, '--cores', '2', '--configfile', str(tmp_path/'tiny.yaml'))
-    assert again.returncode == 0 and 'Nothing to be done' in again.stdout + again.stderr
+    code = json.loads((run/'provenance.json').read_text())['code']     # the code the DAG's stamp names
+    assert code == code_digest(experiment_path('datasets'))
+    assert (tmp_path/'cache'/'workflow'/'code'/f"datasets-{code['digest'][:12]}.txt").exists()
+    for more in ((), ('--config', 'adopt_committed=true')):
+        again = snakemake(tmp_path, '--cores', '2', '--configfile', str(tmp_path/'tiny.yaml'), *more)
+        assert again.returncode == 0 and 'Nothing to be done' in again.stdout + again.stderr
 
 def test_augcse_grids(tmp_path):
     "`make augcse`: the core comparison alone (`augcse-core`) and with the ablations; each renders the ablations report."

@@ -1,0 +1,1 @@
+"""The methods, siblings over the shared stages: in_domain (Table 5), domain_adaptation (Table 6), augcse, contexts, arguebert. None imports another (package marker; the modules are exported from the notebooks by nbdev: edit the notebooks)."""

@@ -1,0 +1,1 @@
+"""ArgueBERT (Behrendt & Harmeling, 2021): pre-training objectives (pretraining) and siamese fine-tuning and evaluation (finetune) (package marker; exported from nbs/13_arguebert and nbs/13a_arguebert_finetune by nbdev: edit the notebooks)."""
