@@ -19,7 +19,7 @@ __all__ = ['AUGMENTERS', 'UNAVAILABLE', 'CONTRACTIONS', 'DISCOURSE_MARKERS', 'GE
            'wordnet_antonyms', 'antonym', 'hypernym', 'hyponym', 'negation_removal', 'gender_swap', 'number_words',
            'numeric_to_word', 'colour', 'resolve_augmenters', 'augmenter_table']
 
-# %% ../nbs/09a_augmenters.ipynb #d9199350
+# %% ../nbs/09a_augmenters.ipynb #89399dcc
 _WORD = re.compile(r"[A-Za-z]+(?:'[A-Za-z]+)?|[^A-Za-z]+")
 _WORDNET = None
 
@@ -41,6 +41,7 @@ def wordnet_synonyms(word:str # a word (any case)
             if name.lower() != w and name not in out: out.append(name)
     return out
 
+# %% ../nbs/09a_augmenters.ipynb #5df417a1
 def synonym_replace(sentence:str, # the sentence to change
                     rng:random.Random, # the random source (seeded by the caller)
                     p:float=0.3, # share of the candidate words to replace
@@ -58,6 +59,7 @@ def synonym_replace(sentence:str, # the sentence to change
         toks[i] = syn.capitalize() if toks[i][0].isupper() else syn
     return ''.join(toks)
 
+# %% ../nbs/09a_augmenters.ipynb #73952f08
 def synonym_augment(pairs:pd.DataFrame, # gold pairs: sentence1, sentence2, score
                     seed:int=42, # seeds the choice of words and synonyms
                     p:float=0.3, # share of each sentence's candidate words to replace
@@ -71,7 +73,7 @@ def synonym_augment(pairs:pd.DataFrame, # gold pairs: sentence1, sentence2, scor
         a.append(synonym_replace(str(s1), rng, p)); b.append(synonym_replace(str(s2), rng, p))
     return pd.DataFrame(dict(sentence1=a, sentence2=b, score=pairs['score'].to_numpy(dtype=float)))
 
-# %% ../nbs/09a_augmenters.ipynb #0ed64f76
+# %% ../nbs/09a_augmenters.ipynb #f8001c64
 @dataclass(frozen=True)
 class Augmenter:
     "A named augmentation: `fn(sentence, rng)` returns the augmented sentence."
@@ -82,6 +84,7 @@ class Augmenter:
     source: str     # who implements it: 'nlpaug', 'wordnet' or 'rules'
     def __call__(self, sentence:str, rng:random.Random)->str: return self.fn(sentence, rng)
 
+# %% ../nbs/09a_augmenters.ipynb #8f6500ea
 AUGMENTERS: dict[str, Augmenter] = {}
 
 def register_augmenter(name:str, paper:str, meaning:str, source:str='rules'):
@@ -91,6 +94,7 @@ def register_augmenter(name:str, paper:str, meaning:str, source:str='rules'):
         return fn
     return deco
 
+# %% ../nbs/09a_augmenters.ipynb #43d6091e
 UNAVAILABLE = {  # the paper's augmentations that cannot run here, and why
     'DiverseParaphrase': 'a T5 paraphrase model from the Hugging Face hub (no internet)',
     'Casual2Formal': 'a style-transfer language model from the hub (no internet)',
@@ -104,7 +108,7 @@ UNAVAILABLE = {  # the paper's augmentations that cannot run here, and why
     'CityNamesTransformation': 'a city-name gazetteer (a download)',
 }
 
-# %% ../nbs/09a_augmenters.ipynb #9999a299
+# %% ../nbs/09a_augmenters.ipynb #02f80cc9
 _NLPAUG = {}
 
 def nlpaug_word(action:str, sentence:str, rng:random.Random)->str:
@@ -118,6 +122,7 @@ def nlpaug_word(action:str, sentence:str, rng:random.Random)->str:
     finally: random.setstate(state); np.random.set_state(npstate)
     return out[0] if isinstance(out, list) else out
 
+# %% ../nbs/09a_augmenters.ipynb #d17b40b8
 @register_augmenter('random-deletion', 'RandomDeletion', 'possible alteration', 'nlpaug')
 def random_deletion(sentence:str, rng:random.Random)->str:
     "Delete a random share of the words (nlpaug RandomWordAug 'delete')."
@@ -133,7 +138,7 @@ def random_crop(sentence:str, rng:random.Random)->str:
     "Delete a random contiguous span of words (nlpaug RandomWordAug 'crop')."
     return nlpaug_word('crop', sentence, rng)
 
-# %% ../nbs/09a_augmenters.ipynb #9b0d508a
+# %% ../nbs/09a_augmenters.ipynb #4784ade3
 CONTRACTIONS = {"aren't": "are not", "can't": "cannot", "couldn't": "could not", "didn't": "did not", "doesn't": "does not",
                 "don't": "do not", "hadn't": "had not", "hasn't": "has not", "haven't": "have not", "he's": "he is",
                 "i'm": "i am", "i've": "i have", "i'll": "i will", "i'd": "i would", "isn't": "is not", "it's": "it is",
@@ -143,6 +148,7 @@ CONTRACTIONS = {"aren't": "are not", "can't": "cannot", "couldn't": "could not",
                 "you'll": "you will", "she's": "she is", "wasn't": "was not", "who's": "who is", "mustn't": "must not"}
 _EXPANSIONS = {v: k for k, v in CONTRACTIONS.items()}
 
+# %% ../nbs/09a_augmenters.ipynb #6ef7e1c9
 def _case_like(new:str, old:str)->str:
     "`new` with the capitalisation of `old` (first letter; 'I' stays capital)."
     new = re.sub(r"\bi\b", "I", new)
@@ -152,6 +158,7 @@ def _sub_phrases(sentence:str, table:dict)->str:
     pat = re.compile(r"\b(" + "|".join(map(re.escape, sorted(table, key=len, reverse=True))) + r")\b", re.IGNORECASE)
     return pat.sub(lambda m: _case_like(table[m.group(0).lower()], m.group(0)), sentence)
 
+# %% ../nbs/09a_augmenters.ipynb #bf6bc1f3
 @register_augmenter('contraction-expansion', 'ContractionExpansions', 'preserving')
 def contraction_expansion(sentence:str, rng:random.Random)->str:
     "Expand the contractions of `sentence`, or contract its expandable phrases when it has none."
@@ -159,6 +166,7 @@ def contraction_expansion(sentence:str, rng:random.Random)->str:
     expanded = _sub_phrases(s, CONTRACTIONS)
     return expanded if expanded != s else _sub_phrases(s, _EXPANSIONS)
 
+# %% ../nbs/09a_augmenters.ipynb #c31b85c6
 DISCOURSE_MARKERS = [['however', 'nevertheless', 'nonetheless'], ['because', 'since'], ['therefore', 'thus', 'hence', 'consequently'],
                      ['also', 'additionally', 'moreover', 'furthermore'], ['but', 'yet'], ['for example', 'for instance'],
                      ['in fact', 'actually', 'indeed'], ['then', 'afterwards'], ['meanwhile', 'in the meantime'],
@@ -175,12 +183,13 @@ def discourse_marker(sentence:str, rng:random.Random)->str:
     new = rng.choice([x for x in _MARKER_GROUP[m.group(0).lower()] if x != m.group(0).lower()])
     return sentence[:m.start()] + _case_like(new, m.group(0)) + sentence[m.end():]
 
+# %% ../nbs/09a_augmenters.ipynb #0cfd97ad
 @register_augmenter('synonym', 'SynonymSubstitution', 'preserving', 'wordnet')
 def synonym(sentence:str, rng:random.Random)->str:
     "WordNet synonyms for 30 % of the content words (the SBERT-NLPAug rule, `augsbert.augmenters.synonym_replace`)."
     return synonym_replace(sentence, rng, p=0.3)
 
-# %% ../nbs/09a_augmenters.ipynb #b74e50f1
+# %% ../nbs/09a_augmenters.ipynb #a40f98ae
 def _wordnet():
     if _WORDNET is None: wordnet_synonyms('a')          # loads WordNet (a clear error when `wn` is missing)
     return _WORDNET
@@ -191,6 +200,7 @@ def _content(tok:str)->bool:
     from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
     return tok[:1].isalpha() and len(tok) > 2 and tok.lower() not in ENGLISH_STOP_WORDS
 
+# %% ../nbs/09a_augmenters.ipynb #c2638163
 def wordnet_antonyms(word:str)->list[str]:
     "WordNet antonyms of `word` (any part of speech), in WordNet's order."
     out = []
@@ -202,6 +212,7 @@ def wordnet_antonyms(word:str)->list[str]:
                 if n not in out: out.append(n)
     return out
 
+# %% ../nbs/09a_augmenters.ipynb #d614ab57
 def _related_nouns(word:str, how:str)->list[str]:
     syns = _wordnet().synsets(word.lower(), pos='n')
     if not syns: return []
@@ -217,6 +228,7 @@ def _replace_words(sentence:str, rng:random.Random, options:Callable, share:floa
     for i in pick: toks[i] = _case_like(rng.choice(options(toks[i])), toks[i])
     return ''.join(toks)
 
+# %% ../nbs/09a_augmenters.ipynb #e88f4432
 @register_augmenter('antonym', 'AntonymSubstitute', 'alteration', 'wordnet')
 def antonym(sentence:str, rng:random.Random)->str:
     "One word replaced by a WordNet antonym (meaning-altering)."
@@ -232,7 +244,7 @@ def hyponym(sentence:str, rng:random.Random)->str:
     "Half of the nouns replaced by a random hyponym of their first WordNet sense."
     return _replace_words(sentence, rng, lambda w: _related_nouns(w, 'hyponyms'), 0.5)
 
-# %% ../nbs/09a_augmenters.ipynb #977eb091
+# %% ../nbs/09a_augmenters.ipynb #824da8bf
 _AUX = r"(is|are|was|were|do|does|did|has|have|had|could|would|should|must|need|might|may|will|shall|can)"
 _NEG = [(re.compile(r"\bcan't\b|\bcannot\b", re.I), 'can'), (re.compile(r"\bwon't\b", re.I), 'will'),
         (re.compile(r"\bshan't\b", re.I), 'shall'), (re.compile(_AUX[:-1] + r")n't\b", re.I), r'\1'),
@@ -245,6 +257,7 @@ def negation_removal(sentence:str, rng:random.Random)->str:
     for pat, rep in _NEG: s = pat.sub(lambda m, rep=rep: _case_like(m.expand(rep), m.group(0)), s)
     return s
 
+# %% ../nbs/09a_augmenters.ipynb #4009393a
 GENDER_PAIRS = [('he', 'she'), ('him', 'her'), ('his', 'her'), ('himself', 'herself'), ('man', 'woman'), ('men', 'women'),
                 ('boy', 'girl'), ('boys', 'girls'), ('father', 'mother'), ('fathers', 'mothers'), ('son', 'daughter'),
                 ('sons', 'daughters'), ('brother', 'sister'), ('brothers', 'sisters'), ('husband', 'wife'), ('king', 'queen'),
@@ -258,6 +271,7 @@ def gender_swap(sentence:str, rng:random.Random)->str:
     "Every gendered word swapped for its counterpart (he ↔ she, man ↔ woman, …; 'her' → 'his')."
     return _GENDER_RE.sub(lambda m: _case_like(_GENDER[m.group(0).lower()], m.group(0)), sentence)
 
+# %% ../nbs/09a_augmenters.ipynb #d9efc3e0
 _ONES = 'zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen seventeen eighteen nineteen'.split()
 _TENS = 'twenty thirty forty fifty sixty seventy eighty ninety'.split()
 
@@ -270,6 +284,7 @@ def number_words(n:int)->str:
     for size, word in ((10**9, 'billion'), (10**6, 'million'), (1000, 'thousand')):
         if n >= size: return number_words(n // size) + ' ' + word + ('' if n % size == 0 else ' ' + number_words(n % size))
 
+# %% ../nbs/09a_augmenters.ipynb #aa1e77a2
 _NUMBER = re.compile(r"(?<![\w.])(\d{1,3}(?:,\d{3})+|\d+)(?:\.(\d+))?(?![\w])")
 
 @register_augmenter('numeric-to-word', 'NumericToWord', 'preserving')
@@ -282,6 +297,7 @@ def numeric_to_word(sentence:str, rng:random.Random)->str:
         return w + (' point ' + ' '.join(_ONES[int(d)] for d in m.group(2)) if m.group(2) else '')
     return _NUMBER.sub(words, sentence)
 
+# %% ../nbs/09a_augmenters.ipynb #c388726d
 COLOURS = ['red', 'blue', 'green', 'yellow', 'black', 'white', 'brown', 'orange', 'purple', 'pink', 'grey', 'gray', 'silver',
            'golden', 'violet', 'beige', 'turquoise']
 _COLOUR_RE = re.compile(r"\b(" + "|".join(COLOURS) + r")\b", re.IGNORECASE)
@@ -291,13 +307,14 @@ def colour(sentence:str, rng:random.Random)->str:
     "Every colour word replaced by another colour."
     return _COLOUR_RE.sub(lambda m: _case_like(rng.choice([c for c in COLOURS if c != m.group(0).lower()]), m.group(0)), sentence)
 
-# %% ../nbs/09a_augmenters.ipynb #3fd85e60
+# %% ../nbs/09a_augmenters.ipynb #c96d6cc4
 AUG_SETS = {
     '4': ('random-swap', 'contraction-expansion', 'discourse-marker', 'synonym'),
     '8': ('random-swap', 'contraction-expansion', 'discourse-marker', 'synonym', 'random-deletion', 'random-crop',
           'negation-removal', 'gender-swap'),
 }
 
+# %% ../nbs/09a_augmenters.ipynb #13702b58
 def resolve_augmenters(augs # a set name ('4', '8', 'all'), a comma-separated string of names, or a list of names
                       )->tuple[str, ...]:
     "The augmenter names of `augs`, checked (an unknown name is an error that lists the known ones)."
@@ -318,6 +335,7 @@ def resolve_augmenters(augs # a set name ('4', '8', 'all'), a comma-separated st
             raise unknown_name('augmenter', n, [*AUGMENTERS, *AUG_SETS, 'all'])
     return names
 
+# %% ../nbs/09a_augmenters.ipynb #03d45a01
 def augmenter_table()->pd.DataFrame:
     "Every augmenter: our name, the paper's, its meaning label, who implements it and its sets; then the unavailable ones."
     rows = [dict(name=a.name, paper=a.paper, meaning=a.meaning, source=a.source,

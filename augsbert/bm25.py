@@ -6,6 +6,7 @@
 from __future__ import annotations
 import math
 from dataclasses import dataclass
+from fastcore.basics import patch
 import numpy as np
 import pandas as pd
 from tqdm.auto import tqdm
@@ -27,13 +28,8 @@ class BM25Index:
     n_docs: int
     def __repr__(self):
         return f"BM25Index({self.n_docs:,} sentences, {len(self.vocab):,} words, {len(self.docs):,} postings)"
-    def query_ids(self, tokens:list[list[str]])->tuple[np.ndarray, np.ndarray]:
-        "Queries as (ptr, word ids) in their word order, repeats kept, unknown words dropped (rank_bm25 scores them 0)."
-        ids = [[self.vocab[t] for t in q if t in self.vocab] for q in tokens]
-        ptr = np.zeros(len(ids) + 1, dtype=np.int64); ptr[1:] = np.cumsum([len(q) for q in ids])
-        flat = np.fromiter((t for q in ids for t in q), dtype=np.int32, count=int(ptr[-1]))
-        return ptr, flat
 
+# %% ../nbs/08a_bm25.ipynb #9d8a10bf
 def bm25_index(tokens:list[list[str]], # tokenised sentences (e.g. `augsbert.metrics.tokenize` of each)
                k1:float=1.5, b:float=0.75, epsilon:float=0.25 # BM25Okapi's parameters (rank_bm25's defaults)
               )->BM25Index:
@@ -62,6 +58,15 @@ def bm25_index(tokens:list[list[str]], # tokenised sentences (e.g. `augsbert.met
     maxw = np.maximum.reduceat(w, ptr[:-1]) if V else np.zeros(0)
     return BM25Index(dict(zip(words, range(V))), ptr, docs, w, maxw, idf, n)
 
+# %% ../nbs/08a_bm25.ipynb #a7d902c4
+@patch
+def query_ids(self:BM25Index, tokens:list[list[str]])->tuple[np.ndarray, np.ndarray]:
+    "Queries as (ptr, word ids) in their word order, repeats kept, unknown words dropped (rank_bm25 scores them 0)."
+    ids = [[self.vocab[t] for t in q if t in self.vocab] for q in tokens]
+    ptr = np.zeros(len(ids) + 1, dtype=np.int64); ptr[1:] = np.cumsum([len(q) for q in ids])
+    flat = np.fromiter((t for q in ids for t in q), dtype=np.int32, count=int(ptr[-1]))
+    return ptr, flat
+
 # %% ../nbs/08a_bm25.ipynb #a4576daa
 import numba
 
@@ -72,6 +77,7 @@ def _weight(ptr, docs, w, t, d):
     j = lo + np.searchsorted(docs[lo:hi], d)
     return w[j] if j < hi and docs[j] == d else 0.0
 
+# %% ../nbs/08a_bm25.ipynb #809ccd65
 @numba.njit(cache=True)
 def _insert(best_s, best_i, s, d):
     "Insert (s, d) into the top list (score descending, position ascending) if it belongs there."
@@ -81,6 +87,7 @@ def _insert(best_s, best_i, s, d):
         for r in range(k - 1, pos, -1): best_s[r] = best_s[r - 1]; best_i[r] = best_i[r - 1]
         best_s[pos] = s; best_i[pos] = d
 
+# %% ../nbs/08a_bm25.ipynb #835948ed
 @numba.njit(cache=True)
 def _update(ts, td, n, s, d):
     "Set d's score to s in the list ts/td (n entries, scores descending, capacity len(ts)); the new count."
@@ -97,6 +104,7 @@ def _update(ts, td, n, s, d):
     ts[pos] = s; td[pos] = d
     return min(n + 1, cap)
 
+# %% ../nbs/08a_bm25.ipynb #d0ce2be2
 @numba.njit(cache=True)
 def _exact(ptr, docs, w, toks, d):
     "rank_bm25's score of sentence d: the weights added in the query's word order (the same float)."
@@ -104,6 +112,7 @@ def _exact(ptr, docs, w, toks, d):
     for t in toks: s += _weight(ptr, docs, w, t, d)
     return s
 
+# %% ../nbs/08a_bm25.ipynb #b456fc3d
 @numba.njit(cache=True)
 def _one_query(ptr, docs, w, maxw, toks, self_id, k, prune, acc, mark, touched, buf, cand, out_i, out_s):
     "Top-k of one query (word ids `toks` in order) into out_i / out_s; resets acc and mark before returning."
@@ -206,6 +215,7 @@ def _one_query(ptr, docs, w, maxw, toks, self_id, k, prune, acc, mark, touched, 
     for r in range(k):
         if best_i[r] >= 0: out_i[r] = best_i[r]; out_s[r] = best_s[r]
 
+# %% ../nbs/08a_bm25.ipynb #fa5e940d
 @numba.njit(parallel=True, cache=True)
 def _search(ptr, docs, w, maxw, n_docs, qptr, qtok, self_ids, k, prune, n_blocks, out_i, out_s):
     nq = len(qptr) - 1

@@ -22,6 +22,7 @@ def _table(rows:list[dict])->str:
     line = lambda r: '  '.join(str(r[c]).ljust(w[c]) for c in cols).rstrip()
     return '\n'.join([line({c: c for c in cols}), line({c: '-' * w[c] for c in cols}), *map(line, rows)])
 
+# %% ../nbs/06_cli.ipynb #2f05322a
 def _value(s:str):
     "A `-p key=value` value: a Python literal if it parses as one, else the string."
     try: return ast.literal_eval(s)
@@ -35,6 +36,7 @@ def _kv(items)->dict:
         out[k.strip()] = _value(v.strip())
     return out
 
+# %% ../nbs/06_cli.ipynb #2175d288
 def _abs_paths(params:dict # parameters from `_kv`
               )->dict:
     "`params` with the data-file parameters (`data_path`, `train_path`, ...) made absolute against the current folder."
@@ -75,6 +77,7 @@ def _fill(node, obj:dict)->str:
     if isinstance(node, ast.Constant): return node.value
     return ''.join(v.value if isinstance(v, ast.Constant) else obj[v.value.attr] for v in node.values)
 
+# %% ../nbs/06_cli.ipynb #b79eb8f6
 def registries(source:bool=True # read the library's source (fast); False: import the registries (torch)
               )->dict:
     "`methods` (name → title), `students` (name → kind) and `teachers` (names) of the method and student registries."
@@ -109,6 +112,7 @@ def params_rows(path)->list[dict]:
         last = p['name'] if p['comment'] else last
     return rows
 
+# %% ../nbs/06_cli.ipynb #f0cf7836
 def params_table(name:str # experiment name (a notebook in nbs/experiments) or a notebook path
                 )->str:
     "The parameters of experiment `name` (name, default, comment); an unknown name fails naming the closest one."
@@ -117,6 +121,7 @@ def params_table(name:str # experiment name (a notebook in nbs/experiments) or a
     rows = params_rows(path)
     return f"{path.stem}: {len(rows)} parameters (set one with -p NAME=VALUE)\n{_table(rows)}"
 
+# %% ../nbs/06_cli.ipynb #95d49b51
 def catalogue(params:bool=False # also every experiment's parameters with their comments
              )->str:
     "The help's epilog: the experiments (and their parameters), methods, students and teachers, read from their sources."
@@ -161,6 +166,7 @@ def cmd_data(args)->None:
             paths = fetch_dataset(n)
             print(f"{n}: {len(paths)} file(s) verified: " + ', '.join(str(p) for p in paths))
 
+# %% ../nbs/06_cli.ipynb #f63e4abf
 def cmd_profiles(args)->None:
     "`augsbert profiles`: the run profiles of settings.ini."
     for name, p in load_profiles().items():
@@ -173,6 +179,7 @@ def cmd_experiments(args)->None:
     if getattr(args, 'experiment', None): return print(params_table(args.experiment))
     print(_table([dict(experiment=n, parameters=len(experiment_parameters(p)), title=t) for n, (p, t) in experiments().items()]))
 
+# %% ../nbs/06_cli.ipynb #983ce9a6
 def cmd_run(args)->None:
     "`augsbert run EXPERIMENT`: one papermill run; `--list` the experiments, `--list-params` one's parameters (nothing runs)."
     if args.list: return cmd_experiments(argparse.Namespace(experiment=None))
@@ -182,6 +189,7 @@ def cmd_run(args)->None:
     out = run_experiment(args.experiment, profile=args.profile, run_name=args.name, **_abs_paths(_kv(args.param)))
     print(f"run written to {out}")
 
+# %% ../nbs/06_cli.ipynb #f5750b43
 def run_models(run:str # 'EXPERIMENT/NAME' under reports/runs, or a run folder
               )->list[dict]:
     "The trained models a run left ({role, path, key}), from its provenance (`saved_models`)."
@@ -194,6 +202,7 @@ def run_models(run:str # 'EXPERIMENT/NAME' under reports/runs, or a run folder
     if not models: raise AugsbertError(f"run {run!r} records no saved models (runs made before models were kept): rerun it to make them.")
     return models
 
+# %% ../nbs/06_cli.ipynb #b7ed87f5
 def cmd_export(args)->None:
     "`augsbert export RUN DEST`: copy a run's trained models (sentence-transformers folders with their cards) into DEST."
     import re, shutil
@@ -206,6 +215,7 @@ def cmd_export(args)->None:
         if out.exists(): raise AugsbertError(f"{out} exists: choose an empty DEST (nothing was overwritten).")
         shutil.copytree(src, out, ignore=shutil.ignore_patterns('_done.json')); print(f"{m['role']}: {out}")
 
+# %% ../nbs/06_cli.ipynb #a315d4ba
 def cmd_report(args)->None:
     "`augsbert report REPORT`: render a report notebook from existing runs."
     from augsbert.runs import render_report
@@ -225,6 +235,7 @@ class _Parser(argparse.ArgumentParser):
         if callable(self.epilog): self.epilog = self.epilog()
         return super().format_help()
 
+# %% ../nbs/06_cli.ipynb #ba846830
 def build_parser()->argparse.ArgumentParser:
     "The `augsbert` argument parser."
     kw = dict(formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -255,6 +266,7 @@ def build_parser()->argparse.ArgumentParser:
     x.set_defaults(func=cmd_export)
     return p
 
+# %% ../nbs/06_cli.ipynb #9140cd32
 def main(argv:list[str]|None=None)->int:
     "Entry point of the `augsbert` command; returns the exit status."
     logging.basicConfig(level=logging.WARNING, format='%(levelname)s %(name)s: %(message)s')

@@ -128,64 +128,6 @@ SETTINGS = {  # family -> {key: type}; a key belongs to exactly one family
         static_epochs=int,      # static student's epochs
         cut_layers=int,         # 'minilm-cut': the first this many transformer layers of the bi-encoder model
     ),
-    'nlpaug': dict(
-        nlpaug_p=float,         # SBERT-NLPAug: share of a sentence's words replaced by a WordNet synonym
-    ),
-    'domain': dict(
-        target_pairs=str,       # domain adaptation: the target pairs labelled: 'paper' (its train pairs), 'mined' or 'user'
-        label_mode=str,         # domain adaptation: 'soft' teacher scores (the paper) or 'threshold' (0/1)
-        miner=str,              # domain adaptation, mined pairs: 'bm25', 'ss' or 'bm25-ss'
-        max_target_pairs=int,   # domain adaptation: cap on target pairs (gold for the upper bound, unlabelled for AugSBERT; 0: all)
-    ),
-    'augcse': dict(
-        augcse_variant=str,     # AugCSE: 'augcse', 'simcse', 'bool', 'positive' or 'aug-positive' (augsbert.methods.augcse.VARIANTS)
-        augcse_augs=str,        # AugCSE: the augmenters, a set ('4', '8', 'all') or comma-separated names
-        augcse_lambda=float,    # AugCSE: λ, the weight of the discriminator loss
-        augcse_alpha=float,     # AugCSE: α, the gradient-reversal multiplier (−1: antagonistic, the paper; +1: collaborative)
-        augcse_temperature=float, # AugCSE: τ of the contrastive loss
-        augcse_sentences=int,   # AugCSE: unlabelled training sentences, a seeded sample of the corpus (0: all)
-        augcse_lr=float,        # AugCSE: learning rate (linear decay, no warm-up, as SimCSE)
-        augcse_batch=int,       # AugCSE: sentences per batch (the in-batch negatives)
-        augcse_epochs=int,      # AugCSE: passes over the corpus
-        augcse_max_len=int,     # AugCSE: tokens per training sentence (SimCSE: 32)
-        augcse_pooling=str,     # AugCSE: 'cls' (the paper) or 'mean' (how MiniLM was trained)
-        augcse_eval_pairs=int,  # AugCSE: cap per evaluation set, a fixed seeded sample (0: every pair)
-        augcse_mrpc_train=int,  # AugCSE: cap on MRPC training pairs of the transfer classifier (0: all)
-    ),
-    'contexts': dict(
-        ctx_corpus=str,         # Sun et al.: running text of the contexts (augsbert.loaders.corpus)
-        ctx_chunk=int,          # contexts: sentences per chunk
-        ctx_window=int,         # contexts: sentences in c< and in c>
-        ctx_size=int,           # contexts: |C_s| per sentence (the paper: 500)
-        ctx_candidates=int,     # contexts: chunks retrieved per sentence by TF-IDF (the paper: 20K)
-        ctx_selection=str,      # contexts: 'two-step' (the paper), 'no-diversity' or 'random'
-        ctx_scorer=str,         # contexts: 'coherence' (discriminative, our substitute) or 'embedding'
-        ctx_train_contexts=int, # contexts: contexts drawn to train the coherence model
-        ctx_eval_pairs=int,     # contexts: pairs per evaluation set (0: all)
-        ctx_surrogate_pairs=int, # contexts: unlabelled pairs Origin labels for the Surrogate
-        ctx_surrogate_student=str, # contexts: the Surrogate bi-encoder, 'minilm' or 'static'
-        ctx_gold_pairs=int,     # contexts: STSb gold pairs of the supervised setting (0: all)
-    ),
-    'arguebert': dict(
-        ab_objective=str,       # ArgueBERT pre-training: 'nsp', 'sp', 'order' or 'edge' (augsbert.methods.arguebert.pretraining.OBJECTIVES)
-        ab_setting=str,         # ArgueBERT: 'scratch' (a new small BERT) or 'continued' (from the bi-encoder model)
-        ab_size=str,            # ArgueBERT scratch: model size, a key of augsbert.methods.arguebert.pretraining.SIZES ('mini', 'medium')
-        ab_steps=int,           # ArgueBERT: pre-training steps (the paper: 100k)
-        ab_batch=int,           # ArgueBERT: pairs per pre-training step
-        ab_lr=float,            # ArgueBERT: pre-training learning rate (the paper: 1e-4)
-        ab_max_len=int,         # ArgueBERT: tokens per pre-training pair (the paper: 128)
-        ab_corpus=str,          # ArgueBERT: running-text corpus of nsp / order pairs (augsbert.loaders.corpus)
-        ab_sp_negatives=str,    # ArgueBERT sp: 'random' (the paper) or 'gold' QQP negatives
-        ab_edge_data=str,       # ArgueBERT edge: data set whose training topics give the arguments
-        encoder=str,            # ArgueBERT fine-tuning: the encoder, a name in augsbert.methods.arguebert.finetune.ENCODERS
-        abft_tasks=list,        # ArgueBERT fine-tuning: tasks, from bws, ukp, mrpc (augsbert.methods.arguebert.finetune.TASKS)
-        abft_epochs=int,        # ArgueBERT fine-tuning: epochs (the paper: 5)
-        abft_batch=int,         # ArgueBERT fine-tuning: batch size (the paper: 16)
-        abft_lr=float,          # ArgueBERT fine-tuning: learning rate (the paper: 2e-5)
-        abft_max_len=int,       # ArgueBERT fine-tuning: tokens per sentence
-        abft_max_train_pairs=int, # ArgueBERT fine-tuning: training pairs per task and fold (0: all, the paper)
-        abft_max_test_pairs=int,  # ArgueBERT fine-tuning: test pairs (0: all, the paper; the smoke profile samples)
-    ),
 }
 PROFILE_KEYS = {k: t for fam in SETTINGS.values() for k, t in fam.items()}   # every key -> its type
 PROFILE_PREFIX, METHOD_PREFIX = 'profile ', 'method '
@@ -214,15 +156,10 @@ def _parse(key, raw, typ, where='settings.ini'):
 
 # %% ../nbs/00_config.ipynb #8f31dba9
 BOUNDS = dict(  # numeric key -> its valid interval ('[1,)': at least 1; '(0,1]': above 0, at most 1; '(,)': any number)
-    seed='[0,)', max_train_pairs='[0,)', seeds='[1,)', epochs='[1,)', batch_size='[1,)', lr='(0,1]', warmup_ratio='[0,1)',
-    ce_lr='(0,1]', ce_epochs='[1,)', ce_warmup_ratio='[0,1)', ce_hidden='[0,)', seed_fraction='(0,1)', repeats='[1,)',
-    top_k='[1,)', rs_ratio='(0,)', kde_pool_ratio='(0,)', static_lr='(0,)', static_epochs='[1,)', cut_layers='[1,)',
-    nlpaug_p='(0,1]', max_target_pairs='[0,)', augcse_lambda='[0,)', augcse_alpha='(,)', augcse_temperature='(0,)',
-    augcse_sentences='[0,)', augcse_lr='(0,1]', augcse_batch='[2,)', augcse_epochs='[1,)', augcse_max_len='[4,)',
-    augcse_eval_pairs='[0,)', augcse_mrpc_train='[0,)', ctx_chunk='[1,)', ctx_window='[1,)', ctx_size='[1,)',
-    ctx_candidates='[1,)', ctx_train_contexts='[1,)', ctx_eval_pairs='[0,)', ctx_surrogate_pairs='[1,)', ctx_gold_pairs='[0,)',
-    ab_steps='[1,)', ab_batch='[2,)', ab_lr='(0,1]', ab_max_len='[8,)', abft_epochs='[1,)', abft_batch='[1,)', abft_lr='(0,1]',
-    abft_max_len='[4,)', abft_max_train_pairs='[0,)', abft_max_test_pairs='[0,)')
+    seed='[0,)', max_train_pairs='[0,)', seeds='[1,)', epochs='[1,)', batch_size='[1,)', lr='(0,1]',
+    warmup_ratio='[0,1)', ce_lr='(0,1]', ce_epochs='[1,)', ce_warmup_ratio='[0,1)', ce_hidden='[0,)',
+    seed_fraction='(0,1)', repeats='[1,)', top_k='[1,)', rs_ratio='(0,)', kde_pool_ratio='(0,)', static_lr='(0,)',
+    static_epochs='[1,)', cut_layers='[1,)')
 
 def in_bounds(v, # a number
               spec:str # an interval of `BOUNDS`, e.g. '(0,1]'

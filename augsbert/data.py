@@ -83,6 +83,7 @@ def _urlopen(url:str):
     "Open `url` for reading (http(s) or file), with a timeout."
     return urllib.request.urlopen(urllib.request.Request(url, headers={'User-Agent': 'augsbert-data'}), timeout=60)
 
+# %% ../nbs/01_data.ipynb #5c0f0b1d
 def _member_name(names:list[str], member:str, archive:str)->str:
     "`member` if it is in `names`, else the only name with the same file name; `KeyError` otherwise."
     if member in names: return member
@@ -98,6 +99,7 @@ def _read_member(archive:Path, # a zip or tar(.gz) file
         with zipfile.ZipFile(archive) as z: return z.read(_member_name(z.namelist(), member, archive.name))
     with tarfile.open(archive) as t: return t.extractfile(_member_name(t.getnames(), member, archive.name)).read()
 
+# %% ../nbs/01_data.ipynb #2e1233e2
 def _download(url:str, # the URL ('archive-url#member' for a file inside an archive)
               dest:Path, # where the verified file goes
               f:DataFile # what it must be
@@ -166,6 +168,7 @@ def describe_rows(pos, # 0-based positions of the offending rows
     more = f" and {len(pos) - limit} more" if len(pos) > limit else ''
     return f"{len(pos)} row{'s' if len(pos) != 1 else ''} ({', '.join(items)}{more})"
 
+# %% ../nbs/01_data.ipynb #556d81f6
 def validate_pairs(df:pd.DataFrame, # pairs with columns sentence1, sentence2, score (and any extras)
                    task:str, # 'regression' or 'classification'
                    source:str, # what the pairs are, for messages: a file path or 'stsb train'
@@ -221,6 +224,7 @@ class DatasetInfo:
     notes: str = ''    # deviations from the paper, in one or two sentences
     choices: dict = field(default_factory=dict)  # allowed values of an option with a fixed set, e.g. {'fold': (0, 1, 2, 3)}
 
+# %% ../nbs/01_data.ipynb #41b97f1d
 @dataclass(eq=False, repr=False)
 class PairSplits:
     "The train, dev and test pairs of one data set (DataFrames: sentence1, sentence2, score, extras) and its registry entry."
@@ -303,6 +307,7 @@ def fetch_dataset(name:str # a name in `DATASETS`
     if name not in DATASETS: raise unknown_name('data set', name, DATASETS)
     return [fetch_file(f) for f in DATASETS[name].files]
 
+# %% ../nbs/01_data.ipynb #c1be586b
 def _loader_options(fn)->list[str]:
     "The options parser `fn` takes: its parameters after `files`."
     return [p for p in inspect.signature(fn).parameters if p != 'files']
@@ -315,6 +320,7 @@ def _options(name:str, fn, options:dict):
             if not known: raise UnknownNameError(f"unknown option {k!r}: data set {name!r} takes no options. Fix: remove it.")
             raise unknown_name('option', k, known, hint=f"(options of data set {name!r})")
 
+# %% ../nbs/01_data.ipynb #a6cf99f2
 def load_dataset(name:str, # a name in `DATASETS`, or 'custom'
                  **options # data-set options, e.g. fold=1 for 'ukp-aspect', path=... for 'custom'
                 )->PairSplits:
@@ -350,6 +356,7 @@ def pair_keys(df:pd.DataFrame # pairs: columns sentence1, sentence2
     "The key under which two pairs count as the same: both sentences normalised (`norm_text`), in either order."
     return [(a, b) if a <= b else (b, a) for a, b in zip(norm_text(df['sentence1']), norm_text(df['sentence2']))]
 
+# %% ../nbs/01_data.ipynb #3405697e
 def dedupe_pairs(df:pd.DataFrame, # validated pairs with a fresh RangeIndex (as `validate_pairs` returns them)
                  source:str, # what they are, for messages: a file path
                  first_line:int|None=None, # file line number of the first row (2 after a header), for messages
@@ -377,6 +384,7 @@ def dedupe_pairs(df:pd.DataFrame, # validated pairs with a fresh RangeIndex (as 
     keep = np.ones(n, dtype=bool); keep[dup] = False
     return df[keep].reset_index(drop=True), note
 
+# %% ../nbs/01_data.ipynb #af79a9ca
 def check_scores(df:pd.DataFrame, # the pairs of one split
                  what:str, # what they are, for messages, e.g. 'the dev split of pairs.tsv'
                  fix:str # how to fix it, for messages
@@ -457,6 +465,7 @@ def _takers(option:str)->list[str]:
     "The registered data sets whose parser takes `option`."
     return [n for n, e in _REGISTRY.items() if option in _loader_options(e.load)]
 
+# %% ../nbs/01_data.ipynb #191517f4
 def _number(x)->int|float:
     "`x` (a number or its text) as an int when whole, else a float; `ValueError` if it is not a finite number."
     if isinstance(x, bool): raise ValueError(x)

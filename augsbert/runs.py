@@ -9,6 +9,7 @@ from contextlib import contextmanager
 from datetime import datetime, timezone
 from importlib import metadata
 from pathlib import Path
+from fastcore.basics import patch
 from .config import (AugsbertError, unknown_name, project_root, reports_dir, cache_dir, atomic_write,
                              get_profile, PROFILE_KEYS)
 
@@ -77,6 +78,7 @@ def package_versions(names=PROVENANCE_PACKAGES)->dict:
         except metadata.PackageNotFoundError: out[n] = None
     return out
 
+# %% ../nbs/04_runs.ipynb #a8af93cf
 def cpu_name()->str:
     "The CPU's model name (from /proc/cpuinfo, e.g. 'AMD EPYC 7B13'); elsewhere the platform's processor or machine string."
     try:
@@ -85,6 +87,7 @@ def cpu_name()->str:
     except OSError: pass
     return platform.processor() or platform.machine()
 
+# %% ../nbs/04_runs.ipynb #fa98454a
 def environment_info()->dict:
     "Where the code runs: git commit (dirty: tracked files outside `reports/` changed), Python, platform, CPU/GPU, torch threads, package versions."
     import torch
@@ -179,11 +182,13 @@ def default_run_name(profile:str, overrides:dict|None=None)->str:
     if len(name) > 100 or name != full: name = name[:90] + '-' + hashlib.sha1(full.encode()).hexdigest()[:8]
     return name
 
+# %% ../nbs/04_runs.ipynb #2ba950e2
 def _code_of(experiment:str)->dict|None:
     "`code_digest` of `experiment`'s notebook in nbs/experiments/ (None for a notebook elsewhere)."
     try: return code_digest(experiment_path(experiment))
     except AugsbertError: return None
 
+# %% ../nbs/04_runs.ipynb #5e61d2a3
 class Run:
     "One run of an experiment: its folder, settings, metrics and provenance."
     def __init__(self, experiment:str, # experiment name
@@ -196,26 +201,32 @@ class Run:
         self.code = _code_of(experiment)   # read now: the code that runs, not the code at the end of a long run
         # params.json is written with metrics.json, not now: a rerun killed half-way leaves the finished run it
         # would replace whole (params, metrics and provenance of one run), never new params beside old metrics
-
-
-    def path(self, name:str)->Path: return self.dir/name
-    def save_metrics(self, metrics:dict)->Path:
-        "Write `params.json` and `metrics.json` (only deterministic numbers: no timings here)."
-        write_json(self.dir/'params.json', dict(experiment=self.experiment, **self.settings))
-        return write_json(self.dir/'metrics.json', metrics)
-    def save_provenance(self, data:dict|None=None, # data set name → {file: sha256}
-                        models:list|None=None, # `ModelSource.as_dict()`s of the models used
-                        **extra)->Path:
-        "Write `provenance.json`: the code (`code_digest`), environment, data checksums, models, seeds and wall time."
-        prov = dict(experiment=self.experiment, profile=self.settings.get('profile'), seed=self.settings.get('seed'),
-                    finished=datetime.now(timezone.utc).isoformat(timespec='seconds'),
-                    wall_seconds=round(time.time() - self.t0, 1), data=data or {}, models=models or [],
-                    code=self.code, environment=environment_info(), **extra)
-        return write_json(self.dir/'provenance.json', prov)
     def save_figure(self, fig, name:str)->Path:
         "Save a matplotlib figure in the run folder (`save_figure`)."
         return save_figure(fig, name, self.dir)
     def __repr__(self): return f"Run({self.experiment!r}, {self.dir})"
+
+# %% ../nbs/04_runs.ipynb #d49dcc2c
+@patch
+def path(self:Run, name:str)->Path: return self.dir/name
+
+@patch
+def save_metrics(self:Run, metrics:dict)->Path:
+    "Write `params.json` and `metrics.json` (only deterministic numbers: no timings here)."
+    write_json(self.dir/'params.json', dict(experiment=self.experiment, **self.settings))
+    return write_json(self.dir/'metrics.json', metrics)
+
+# %% ../nbs/04_runs.ipynb #c7bac0e2
+@patch
+def save_provenance(self:Run, data:dict|None=None, # data set name → {file: sha256}
+                    models:list|None=None, # `ModelSource.as_dict()`s of the models used
+                    **extra)->Path:
+    "Write `provenance.json`: the code (`code_digest`), environment, data checksums, models, seeds and wall time."
+    prov = dict(experiment=self.experiment, profile=self.settings.get('profile'), seed=self.settings.get('seed'),
+                finished=datetime.now(timezone.utc).isoformat(timespec='seconds'),
+                wall_seconds=round(time.time() - self.t0, 1), data=data or {}, models=models or [],
+                code=self.code, environment=environment_info(), **extra)
+    return write_json(self.dir/'provenance.json', prov)
 
 # %% ../nbs/04_runs.ipynb #a6ed1e34
 _RUN_NAME = re.compile(r'[A-Za-z0-9_+][A-Za-z0-9._+-]{0,149}')
@@ -252,6 +263,7 @@ def run_lock(folder:Path # the run folder to lock (need not exist yet)
     finally:
         path.unlink(missing_ok=True); fcntl.flock(f, fcntl.LOCK_UN); f.close()   # no lock file left behind
 
+# %% ../nbs/04_runs.ipynb #3bbf0cc7
 def _check_writable(folder:Path):
     "An `AugsbertError` (one line) if `folder`, or the nearest existing folder above it, cannot be written."
     p = folder
@@ -293,6 +305,15 @@ def _execute(nb:Path, out:Path, params:dict, progress:bool, what:str)->Path:
     return out
 
 # %% ../nbs/04_runs.ipynb #a25a9d7d
+def _import_methods(nb:Path):
+    "Import the `augsbert.methods` modules notebook `nb` imports: each declares its settings family on import."
+    import importlib
+    for m in notebook_imports(nb):
+        if m.startswith('augsbert.methods.'):
+            try: importlib.import_module(m)
+            except ModuleNotFoundError as e:
+                if e.name != m: raise             # else `from augsbert.methods.x import name`: the name, not a module
+
 def run_experiment(experiment:str, # experiment name or notebook path
                    profile:str='cpu', # run profile from settings.ini
                    run_name:str|None=None, # folder name under reports/runs/<experiment>/ (default from profile + overrides)
@@ -303,6 +324,7 @@ def run_experiment(experiment:str, # experiment name or notebook path
     nb = experiment_path(experiment)
     declared = notebook_parameters(nb)
     check_params(dict(profile=profile, **params), declared)
+    _import_methods(nb)                      # their settings families: every `-p` is checked below, before anything starts
     cfg = get_profile(profile, **{k: v for k, v in params.items() if k in PROFILE_KEYS})   # names, types and ranges
     if 'device' in declared:                 # an experiment that trains: a GPU asked for and absent stops it here
         from augsbert.models import pick_device
@@ -382,6 +404,7 @@ def package_versions_of(r:dict, # a run (a `load_runs` dict)
         if spec.startswith(package + '=='): return spec.split('==', 1)[1]
     return None
 
+# %% ../nbs/04_runs.ipynb #446f7f09
 def environment_section(runs:list, # the runs a report reads
                         packages=('transformers', 'model2vec'), # the packages to check
                         group=lambda r: r['params'].get('data') or r['params'].get('dataset') # runs compared with each other

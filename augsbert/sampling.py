@@ -6,6 +6,7 @@
 from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable
+from fastcore.basics import patch
 import numpy as np
 import pandas as pd
 from tqdm.auto import tqdm
@@ -29,18 +30,21 @@ def _check_pairs(df, what:str='gold pairs', cols=PAIR_COLUMNS):
     if df[PAIR_COLUMNS].isna().any().any():
         raise DataError(f"{what} have missing sentences (NaN) in {int(df[PAIR_COLUMNS].isna().any(axis=1).sum())} row(s). Drop them first.")
 
+# %% ../nbs/08_sampling.ipynb #f911ebd6
 def unique_sentences(gold_df:pd.DataFrame # gold pairs: columns sentence1, sentence2
                     )->list[str]:
     "The distinct sentences of both columns, in order of first appearance (row by row, `sentence1` first)."
     _check_pairs(gold_df)
     return list(dict.fromkeys(s for ab in zip(gold_df['sentence1'], gold_df['sentence2']) for s in ab))
 
+# %% ../nbs/08_sampling.ipynb #12e26d7c
 def gold_pair_keys(gold_df:pd.DataFrame # gold pairs: columns sentence1, sentence2
                   )->set[tuple[str, str]]:
     "The gold pairs as order-free keys: each pair's two sentences, sorted (self-pairs included)."
     _check_pairs(gold_df)
     return {(a, b) if a <= b else (b, a) for a, b in zip(gold_df['sentence1'], gold_df['sentence2'])}
 
+# %% ../nbs/08_sampling.ipynb #ecc95206
 def exclude_gold(pairs:pd.DataFrame, # candidate pairs: columns sentence1, sentence2 (and any others)
                  gold_df:pd.DataFrame # gold pairs
                 )->pd.DataFrame:
@@ -62,28 +66,35 @@ class _Pool:
         keep = i != j
         self.gold_codes = np.unique(self.codes(i[keep], j[keep]))
 
-    def codes(self, i, j)->np.ndarray:
-        "Order-free codes of the index pairs (i, j): min·n + max."
-        i, j = np.asarray(i, dtype=np.int64), np.asarray(j, dtype=np.int64)
-        return np.minimum(i, j) * self.n + np.maximum(i, j)
+# %% ../nbs/08_sampling.ipynb #a7fee2a7
+@patch
+def codes(self:_Pool, i, j)->np.ndarray:
+    "Order-free codes of the index pairs (i, j): min·n + max."
+    i, j = np.asarray(i, dtype=np.int64), np.asarray(j, dtype=np.int64)
+    return np.minimum(i, j) * self.n + np.maximum(i, j)
 
-    def n_candidates(self)->int:
-        "Number of pairs a sampler may return: n(n-1)/2 minus the distinct non-self gold pairs."
-        return self.n * (self.n - 1) // 2 - len(self.gold_codes)
+@patch
+def n_candidates(self:_Pool)->int:
+    "Number of pairs a sampler may return: n(n-1)/2 minus the distinct non-self gold pairs."
+    return self.n * (self.n - 1) // 2 - len(self.gold_codes)
 
-    def clean(self, i, j)->np.ndarray:
-        "Sorted unique codes of the pairs (i, j), without self-pairs and gold pairs."
-        i, j = np.asarray(i, dtype=np.int64).ravel(), np.asarray(j, dtype=np.int64).ravel()
-        ok = (i != j) & (i >= 0) & (j >= 0)
-        c = np.unique(self.codes(i[ok], j[ok]))
-        return c[~np.isin(c, self.gold_codes)]
+# %% ../nbs/08_sampling.ipynb #c4d8ea7d
+@patch
+def clean(self:_Pool, i, j)->np.ndarray:
+    "Sorted unique codes of the pairs (i, j), without self-pairs and gold pairs."
+    i, j = np.asarray(i, dtype=np.int64).ravel(), np.asarray(j, dtype=np.int64).ravel()
+    ok = (i != j) & (i >= 0) & (j >= 0)
+    c = np.unique(self.codes(i[ok], j[ok]))
+    return c[~np.isin(c, self.gold_codes)]
 
-    def frame(self, codes)->pd.DataFrame:
-        "The DataFrame (sentence1, sentence2) of sorted pair codes."
-        codes = np.asarray(codes, dtype=np.int64)
-        s = np.array(self.sentences, dtype=object)
-        return pd.DataFrame({'sentence1': s[codes // self.n] if len(codes) else np.array([], dtype=object),
-                             'sentence2': s[codes % self.n] if len(codes) else np.array([], dtype=object)})
+# %% ../nbs/08_sampling.ipynb #df211f14
+@patch
+def frame(self:_Pool, codes)->pd.DataFrame:
+    "The DataFrame (sentence1, sentence2) of sorted pair codes."
+    codes = np.asarray(codes, dtype=np.int64)
+    s = np.array(self.sentences, dtype=object)
+    return pd.DataFrame({'sentence1': s[codes // self.n] if len(codes) else np.array([], dtype=object),
+                         'sentence2': s[codes % self.n] if len(codes) else np.array([], dtype=object)})
 
 # %% ../nbs/08_sampling.ipynb #16edcbe1
 def _random_codes(pool:_Pool, n:int, rng:np.random.Generator, progress:bool)->np.ndarray:
@@ -108,6 +119,7 @@ def _random_codes(pool:_Pool, n:int, rng:np.random.Generator, progress:bool)->np
             bar.update(len(new) - len(got)); got = new
     return got
 
+# %% ../nbs/08_sampling.ipynb #3376277e
 def sample_random(gold_df:pd.DataFrame, # gold pairs: columns sentence1, sentence2
                   n:int|None=None, # number of pairs to draw
                   ratio:float|None=None, # or: pairs per gold pair (n = round(ratio * len(gold_df)))
@@ -142,6 +154,7 @@ def _top_rows(S:np.ndarray, lo:int, k:int)->tuple[np.ndarray, np.ndarray]:
         idx[r, :len(top)], sc[r, :len(top)] = top, S[r, top]
     return idx, sc
 
+# %% ../nbs/08_sampling.ipynb #e6208b2b
 def bm25_top_k(sentences:list[str], # the corpus; every sentence is also a query
                top_k:int=3, # neighbours per sentence (other than itself)
                fast:bool=True, # the exact search of `augsbert.bm25` (identical to rank_bm25); False: rank_bm25's own `get_scores`
@@ -190,12 +203,7 @@ def _normalised(emb)->np.ndarray:
     emb = emb.copy(); faiss.normalize_L2(emb)
     return emb
 
-def _exact_rows(emb:np.ndarray, queries:np.ndarray, k:int)->tuple[np.ndarray, np.ndarray]:
-    "Exact top-k (inner product) of `queries` (row positions in emb), themselves excluded, ties by position."
-    import faiss
-    index = faiss.IndexFlatIP(emb.shape[1]); index.add(emb)
-    return _drop_self(*index.search(emb[queries], min(k + 1, len(emb))), queries, k)
-
+# %% ../nbs/08_sampling.ipynb #05946850
 def _drop_self(D, I, queries, k):
     idx, sc = np.full((len(queries), k), -1, dtype=np.int64), np.full((len(queries), k), np.nan)
     for r, q in enumerate(queries):
@@ -205,6 +213,13 @@ def _drop_self(D, I, queries, k):
         idx[r, :len(o)], sc[r, :len(o)] = j[o], d[o]
     return idx, sc
 
+def _exact_rows(emb:np.ndarray, queries:np.ndarray, k:int)->tuple[np.ndarray, np.ndarray]:
+    "Exact top-k (inner product) of `queries` (row positions in emb), themselves excluded, ties by position."
+    import faiss
+    index = faiss.IndexFlatIP(emb.shape[1]); index.add(emb)
+    return _drop_self(*index.search(emb[queries], min(k + 1, len(emb))), queries, k)
+
+# %% ../nbs/08_sampling.ipynb #82ed6725
 def knn_search(emb, # sentence embeddings, one row per sentence (normalised here: inner product = cosine)
                top_k:int=3, # neighbours per sentence (other than itself)
                exact_below:int=50_000, # exact search up to this many sentences; an HNSW index above
@@ -231,6 +246,7 @@ def knn_search(emb, # sentence embeddings, one row per sentence (normalised here
         i_, s_ = _drop_self(D, I, q, top_k); out_i.append(i_); out_s.append(s_)
     return np.concatenate(out_i), np.concatenate(out_s)
 
+# %% ../nbs/08_sampling.ipynb #3db309b0
 def knn_recall(emb, # the embeddings `knn_search` searched
                idx:np.ndarray, # its neighbours
                sample:int=1000, # queries checked against exact search
@@ -243,6 +259,7 @@ def knn_recall(emb, # the embeddings `knn_search` searched
     hits = sum(len(set(a[a >= 0]) & set(b[b >= 0])) for a, b in zip(idx[q], ref))
     return hits / max(1, int((ref >= 0).sum()))
 
+# %% ../nbs/08_sampling.ipynb #fd2b9fe2
 def semantic_top_k(sentences:list[str], # the corpus; every sentence is also a query
                    model, # a bi-encoder: a `SentenceTransformer` (anything with `.encode(sentences, ...)`)
                    top_k:int=3, # neighbours per sentence (other than itself)
@@ -257,6 +274,7 @@ def semantic_top_k(sentences:list[str], # the corpus; every sentence is also a q
     emb = model.encode(list(sentences), batch_size=batch_size, convert_to_numpy=True, show_progress_bar=progress)
     return knn_search(emb, top_k, exact_below=exact_below, progress=progress)
 
+# %% ../nbs/08_sampling.ipynb #9cd59f2a
 def sample_semantic(gold_df:pd.DataFrame, # gold pairs: columns sentence1, sentence2
                     top_k:int=3, # neighbours per sentence (the paper: 3 to 18, best 3 to 7)
                     model=None, # the bi-encoder (`SentenceTransformer`), in the paper one trained on the gold pairs
@@ -308,6 +326,7 @@ def kde_keep_probability(gold_scores, # gold scores in [0, 1]
     q = np.where(ds > 0, np.minimum(1.0, dg / np.where(ds > 0, ds, 1.0)), 1.0)
     return q if grid is None else np.interp(s, at, q)
 
+# %% ../nbs/08_sampling.ipynb #c029ef67
 def sample_kde(candidates:pd.DataFrame, # labelled candidate pairs: sentence1, sentence2, score (e.g. a labelled `sample_random` pool)
                gold_scores, # the gold training scores (or labels 0/1)
                task:str='regression', # 'regression' (KDE acceptance) or 'classification' (gold positive:negative ratio)
@@ -388,6 +407,7 @@ def silver_pairs_estimate(strategy:str, # a name in `SAMPLERS`
     if s.size_key == 'top_k': return int(sentences * int(size) * (2 if strategy == 'bm25-semantic' else 1))
     return int(round(size * gold_pairs))
 
+# %% ../nbs/08_sampling.ipynb #ca537272
 def check_silver_memory(strategy:str, # a name in `SAMPLERS`
                         gold_df:pd.DataFrame, # gold pairs
                         size:float, # top_k, or pairs per gold pair

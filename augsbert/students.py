@@ -17,7 +17,7 @@ __all__ = ['STUDENTS', 'TRANSFORMER_SETTINGS', 'STATIC_SETTINGS', 'STATIC_INITS'
            'cut_layers', 'static_from_tokens', 'check_student', 'student_options', 'student_config', 'make_student',
            'student_title', 'throughput']
 
-# %% ../nbs/07b_students.ipynb #1c78318b
+# %% ../nbs/07b_students.ipynb #008b30be
 @dataclass(frozen=True)
 class Student:
     "One kind of bi-encoder built from a base model."
@@ -29,6 +29,7 @@ class Student:
     base: str|None = None # its default base model (None: the profile's `bi_encoder`; `-p student_model=` overrides)
     check: Callable|None = None   # (options) -> None, raising `AugsbertError` for a bad setting (before anything loads)
 
+# %% ../nbs/07b_students.ipynb #6573b169
 STUDENTS: dict[str, Student] = {}
 TRANSFORMER_SETTINGS = ('lr', 'epochs')                 # what a static student does not train with
 STATIC_SETTINGS = ('static_init', 'static_lr', 'static_epochs')
@@ -44,7 +45,7 @@ def student_base(name:str, # a name in `STUDENTS`
     "The model student `name` is built from when `-p student_model` is not given."
     return STUDENTS[name].base or default
 
-# %% ../nbs/07b_students.ipynb #bdd41fac
+# %% ../nbs/07b_students.ipynb #9fcbb69a
 def cut_layers(model, # a transformer `SentenceTransformer`
                layers:int # how many of its first layers to keep
               ):
@@ -58,6 +59,7 @@ def cut_layers(model, # a transformer `SentenceTransformer`
     model[0].auto_model.config.num_hidden_layers = layers
     return model
 
+# %% ../nbs/07b_students.ipynb #ac346cc9
 def static_from_tokens(model # a transformer `SentenceTransformer`
                       ):
     "A `SentenceTransformer` whose only module is a `StaticEmbedding` of `model`'s input token embeddings."
@@ -68,6 +70,7 @@ def static_from_tokens(model # a transformer `SentenceTransformer`
     W = emb.weight.detach().float().cpu().numpy()
     return SentenceTransformer(modules=[StaticEmbedding(model.tokenizer, embedding_weights=W)], device=str(model.device))
 
+# %% ../nbs/07b_students.ipynb #09b99caf
 def _load(base, device):
     return load_bi_encoder(base, device)
 
@@ -82,6 +85,7 @@ def _static(base, opts, device):
     import logging; logging.getLogger('model2vec').setLevel(logging.ERROR)
     return SentenceTransformer(modules=[StaticEmbedding.from_distillation(resolve_model(base).load_path, device=device)], device=device)
 
+# %% ../nbs/07b_students.ipynb #7f359496
 register_student(Student('minilm', 'transformer', lambda o: 'MiniLM-L6', lambda base, o, d: _load(base, d)))
 register_student(Student('mpnet', 'transformer', lambda o: 'MPNet-base', lambda base, o, d: _load(base, d),
                          base='sentence-transformers/all-mpnet-base-v2'))
@@ -90,7 +94,7 @@ register_student(Student('minilm-cut', 'transformer', lambda o: f"MiniLM-L{o['cu
 register_student(Student('static', 'static', lambda o: f"static ({'MiniLM tokens' if o['static_init'] == 'tokens' else 'model2vec'})",
                          _static, STATIC_SETTINGS))
 
-# %% ../nbs/07b_students.ipynb #950257af
+# %% ../nbs/07b_students.ipynb #4966ae5e
 def check_student(cfg:dict, # resolved settings (see `augsbert.config.get_profile`)
                   explicit:tuple|set=() # the keys the user set for this run (e.g. papermill `-p` parameters)
                  )->Student:
@@ -112,6 +116,7 @@ def check_student(cfg:dict, # resolved settings (see `augsbert.config.get_profil
     if s.check: s.check(cfg)
     return s
 
+# %% ../nbs/07b_students.ipynb #5a089174
 def student_options(cfg:dict, name:str)->dict:
     "The settings student `name` reads (`[students]`; the arguebert student: the `[arguebert]` pre-training recipe)."
     return {k: cfg[k] for k in STUDENTS[name].settings if k in cfg}
@@ -124,7 +129,7 @@ def student_config(be:TrainConfig, # the bi-encoder training configuration
     if STUDENTS[name].kind != 'static': return be
     return replace(be, lr=options['static_lr'], epochs=options['static_epochs'])
 
-# %% ../nbs/07b_students.ipynb #393d7a30
+# %% ../nbs/07b_students.ipynb #adcb3910
 def make_student(name:str, # a name in `STUDENTS`
                  base:str, # the base model (a name or folder, see `augsbert.models.resolve_model`)
                  options:dict|None=None, # its settings (see `student_options`: every key of `Student.settings`)
@@ -148,6 +153,7 @@ def make_student(name:str, # a name in `STUDENTS`
         return cached_folder('student', key, build, lambda p: SentenceTransformer(str(p), device=device))
     return s.build(base, options, device)
 
+# %% ../nbs/07b_students.ipynb #514113a2
 def student_title(name:str, # a name in `STUDENTS`
                   options:dict, # its settings
                   base:str|None=None # the base model, named when it is not the student's usual one

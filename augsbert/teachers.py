@@ -20,7 +20,7 @@ __all__ = ['TEACHERS', 'TEACHER_STAGE', 'TEACHER_CODE', 'Teacher', 'Taught', 're
            'get_cross_encoder', 'ce_predict', 'gold_bi_encoder_key', 'get_bi_encoder_model', 'fit_cross_encoder',
            'fit_bi_encoder', 'get_teacher', 'teacher_key']
 
-# %% ../nbs/09b_teachers.ipynb #d6389698
+# %% ../nbs/09b_teachers.ipynb #34c9487c
 @dataclass(frozen=True)
 class Teacher:
     "A kind of teacher: how it is fine-tuned on the gold pairs and how it labels."
@@ -36,6 +36,7 @@ class Taught:
     path: str           # the sentence-transformers folder (`CrossEncoder(path)` / `SentenceTransformer(path)`)
     key: str            # its cache key
 
+# %% ../nbs/09b_teachers.ipynb #cdc0fc7e
 TEACHERS: dict[str, Teacher] = {}
 TEACHER_STAGE = {'cross-encoder': 'cross-encoder', 'bi-encoder': 'gold-sbert'}   # the cache stage of each teacher's model
 TEACHER_CODE = ('augsbert.training', 'augsbert.models', 'augsbert.silver')   # what a teacher's cache key covers (+ this module)
@@ -45,12 +46,13 @@ def register_teacher(name:str, title:str):
     def deco(fn): TEACHERS[name] = Teacher(name, title, fn); return fn
     return deco
 
-# %% ../nbs/09b_teachers.ipynb #30634500
+# %% ../nbs/09b_teachers.ipynb #706cdfb6
 def cross_encoder_key(train:pd.DataFrame, proto:Protocol, seed:int, model:str|None=None)->str:
     "Cache key of the cross-encoder `model` (default: the protocol's) trained on `train` with `proto` and `seed`."
     return stage_key('cross-encoder', code=TEACHER_CODE + ('augsbert.teachers',), data=frame_key(train),
                      model=model or proto.cross_encoder, ce=proto.key_fields()['ce'], head=proto.ce_head, hidden=proto.ce_hidden, seed=seed)
 
+# %% ../nbs/09b_teachers.ipynb #a63b6a97
 def get_cross_encoder(train:pd.DataFrame, # gold training pairs
                       proto:Protocol, # the settings
                       seed:int|None=None, # the seed (default: the protocol's)
@@ -71,16 +73,18 @@ def get_cross_encoder(train:pd.DataFrame, # gold training pairs
         return run.model
     return cached_folder('cross-encoder', key, build, lambda p: CrossEncoder(str(p), device=proto.ce.device)), key
 
+# %% ../nbs/09b_teachers.ipynb #0a377fbf
 def ce_predict(model, df:pd.DataFrame, proto:Protocol)->np.ndarray:
     "The cross-encoder's scores of `df` (both orders averaged) at the protocol's `eval_precision`."
     with precision_scope(proto.ce.eval_precision, proto.ce.device): return predict_pairs(model, df)
 
-# %% ../nbs/09b_teachers.ipynb #908f806f
+# %% ../nbs/09b_teachers.ipynb #01dee016
 def gold_bi_encoder_key(train:pd.DataFrame, proto:Protocol, model:str|None=None)->str:
     "Cache key of the bi-encoder `model` (default: the profile's) trained on `train` with the protocol's base seed."
     return stage_key('gold-sbert', code=TEACHER_CODE, data=frame_key(train), model=model or proto.bi_encoder,
                      be=proto.key_fields()['be'], seed=proto.seed)
 
+# %% ../nbs/09b_teachers.ipynb #ae1a2139
 def get_bi_encoder_model(train:pd.DataFrame, proto:Protocol, progress:bool=True, model:str|None=None):
     "SBERT `model` (default: the profile's bi-encoder) trained on the gold pairs with the protocol's base seed; cached as a model."
     from sentence_transformers import SentenceTransformer

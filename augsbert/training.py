@@ -8,6 +8,7 @@ import math, os, random, shutil, tempfile, weakref
 from dataclasses import dataclass, asdict, fields
 from pathlib import Path
 from typing import Callable
+from fastcore.basics import patch
 import numpy as np
 import pandas as pd
 import torch
@@ -42,7 +43,7 @@ def precision_scope(precision:str='fp32', # 'fp32' (no change) or 'bf16' (autoca
     if precision not in PRECISIONS: raise unknown_name('eval_precision', precision, PRECISIONS)
     return torch.autocast(device_type=torch.device(device).type, dtype=torch.bfloat16, enabled=precision == 'bf16')
 
-# %% ../nbs/07_training.ipynb #eb16f444
+# %% ../nbs/07_training.ipynb #fe510084
 SCHEDULES = {'constant': 'constant_with_warmup', 'linear': 'linear'}   # ours -> transformers' lr_scheduler_type
 
 @dataclass
@@ -67,12 +68,17 @@ class TrainConfig:
         if not 0 <= self.warmup_ratio < 1: raise AugsbertError(f"TrainConfig.warmup_ratio must be in [0, 1), got {self.warmup_ratio!r}.")
         if self.schedule not in SCHEDULES: raise unknown_name('schedule', self.schedule, SCHEDULES)
         if self.eval_precision not in PRECISIONS: raise unknown_name('eval_precision', self.eval_precision, PRECISIONS)
-    def as_dict(self)->dict:
-        "The settings as a plain dict (for params.json and provenance)."
-        return asdict(self)
-    def with_seed(self, seed:int)->TrainConfig:
-        "A copy with another seed."
-        return TrainConfig(**{**self.as_dict(), 'seed': seed})
+
+# %% ../nbs/07_training.ipynb #14f449a3
+@patch
+def as_dict(self:TrainConfig)->dict:
+    "The settings as a plain dict (for params.json and provenance)."
+    return asdict(self)
+
+@patch
+def with_seed(self:TrainConfig, seed:int)->TrainConfig:
+    "A copy with another seed."
+    return TrainConfig(**{**self.as_dict(), 'seed': seed})
 
 # %% ../nbs/07_training.ipynb #961121d6
 def _config(defaults:dict, overrides:dict)->TrainConfig:
@@ -119,7 +125,7 @@ def pairs_dataset(df:pd.DataFrame, # training pairs: sentence1, sentence2, score
     if both_orders: a, b, y = a + b, b + a, y + y
     return Dataset.from_dict(dict(sentence1=a, sentence2=b, label=y))
 
-# %% ../nbs/07_training.ipynb #ae497186
+# %% ../nbs/07_training.ipynb #1b03cf7e
 def task_score(task:str, # 'regression' or 'classification'
                pred, # predicted scores
                gold  # gold scores (classification: 0/1 labels)
@@ -129,6 +135,7 @@ def task_score(task:str, # 'regression' or 'classification'
     if task == 'classification': return best_threshold(pred, gold)[1]
     raise unknown_name('task', task, ('regression', 'classification'))
 
+# %% ../nbs/07_training.ipynb #ea356e79
 def finite_scores(s, # scores a model produced
                   who:str, # 'the bi-encoder', 'the cross-encoder'
                   fix:str='Train it again with a lower learning rate, or check the training data.' # how to mend it
@@ -176,7 +183,7 @@ class GuardFinite(TrainerCallback):
                                 f"{state.max_steps}. Lower the learning rate (now {self.lr:g}) or check the training data.")
         return control
 
-# %% ../nbs/07_training.ipynb #eb60b4fd
+# %% ../nbs/07_training.ipynb #8e1ed0c8
 class TrainingRun:
     "One trainer that can pause after any fraction of its steps and resume exactly; `predict`/`evaluate` score the model as it is."
     def __init__(self, trainer, # a `SentenceTransformerTrainer` or `CrossEncoderTrainer` (callbacks added here)
@@ -196,21 +203,27 @@ class TrainingRun:
         # a paused run's checkpoint (weights + optimiser state) goes with the run, also when it is dropped unfinished
         weakref.finalize(self, shutil.rmtree, trainer.args.output_dir, True)
 
-    @property
-    def model(self): return self.trainer.model
-    @property
-    def fraction_done(self)->float: return self.steps_done / self.total_steps
-    @property
-    def done(self)->bool: return self.steps_done >= self.total_steps
-    def __repr__(self):
-        return f"TrainingRun({self.kind}, step {self.steps_done}/{self.total_steps}, lr {self.cfg.lr:g}, seed {self.cfg.seed})"
+# %% ../nbs/07_training.ipynb #80f8adee
+@patch(as_prop=True)
+def model(self:TrainingRun): return self.trainer.model
 
-# %% ../nbs/07_training.ipynb #ce1c9d60
+@patch(as_prop=True)
+def fraction_done(self:TrainingRun)->float: return self.steps_done / self.total_steps
+
+@patch(as_prop=True)
+def done(self:TrainingRun)->bool: return self.steps_done >= self.total_steps
+
+@patch
+def __repr__(self:TrainingRun):
+    return f"TrainingRun({self.kind}, step {self.steps_done}/{self.total_steps}, lr {self.cfg.lr:g}, seed {self.cfg.seed})"
+
+# %% ../nbs/07_training.ipynb #5d426189
 def _last_checkpoint(folder)->str|None:
     "The newest `checkpoint-<step>` folder in `folder`, or None."
     ck = sorted(Path(folder).glob('checkpoint-*'), key=lambda p: int(p.name.rsplit('-', 1)[1]))
     return str(ck[-1]) if ck else None
 
+# %% ../nbs/07_training.ipynb #97fb48e7
 def _train_to(self:TrainingRun, fraction:float=1.0 # train until this fraction of all steps is done (0.2: the first 20 %)
              )->TrainingRun:
     "Train until `fraction` of the steps is done (a no-op when already there), pausing with a checkpoint before the end."
@@ -227,6 +240,9 @@ def _train_to(self:TrainingRun, fraction:float=1.0 # train until this fraction o
     if self.done: shutil.rmtree(out, ignore_errors=True)      # checkpoints are only needed to resume
     return self
 
+TrainingRun.train_to = _train_to
+
+# %% ../nbs/07_training.ipynb #987c766b
 def _predict(self:TrainingRun, df:pd.DataFrame # pairs: sentence1, sentence2
             )->np.ndarray:
     "Scores of the pairs under the model as it is now (at the config's `eval_precision`)."
@@ -240,7 +256,7 @@ def _evaluate(self:TrainingRun, df:pd.DataFrame|None=None, # pairs to score (def
     if df is None: raise AugsbertError("no pairs to evaluate on: pass a DataFrame, or dev_df when creating the run.")
     return task_score(task or self.task, self.predict(df), df['score'])
 
-TrainingRun.train_to, TrainingRun.predict, TrainingRun.evaluate = _train_to, _predict, _evaluate
+TrainingRun.predict, TrainingRun.evaluate = _predict, _evaluate
 
 # %% ../nbs/07_training.ipynb #8c034f60
 def bi_encoder_scores(model, # a `SentenceTransformer`
@@ -259,11 +275,12 @@ def bi_encoder_scores(model, # a `SentenceTransformer`
     ia, ib = (torch.tensor([pos[t] for t in s], device=emb.device) for s in (a, b))
     return finite_scores(torch.cosine_similarity(emb[ia].float(), emb[ib].float()).cpu().numpy(), 'the bi-encoder')
 
-# %% ../nbs/07_training.ipynb #5a0d9599
+# %% ../nbs/07_training.ipynb #ac63332a
 def _as_bi_encoder(model, device:str):
     "A `SentenceTransformer`: `model` itself, or loaded from a name or folder (see `load_bi_encoder`)."
     return load_bi_encoder(model, device) if isinstance(model, (str, Path)) else model
 
+# %% ../nbs/07_training.ipynb #db6dcb8c
 def bi_encoder_run(model, # a `SentenceTransformer`, or a model name or folder (see `resolve_model`)
                    train_df:pd.DataFrame, # training pairs: sentence1, sentence2, score in [0, 1]
                    cfg:TrainConfig|None=None, # hyper-parameters (default: `paper_bi_encoder_config()`)
@@ -285,6 +302,7 @@ def bi_encoder_run(model, # a `SentenceTransformer`, or a model name or folder (
     trainer.remove_callback(BaseModelCardCallback)
     return TrainingRun(trainer, 'bi-encoder', bi_encoder_scores, cfg, dev_df, task)
 
+# %% ../nbs/07_training.ipynb #2bd51f5d
 def train_bi_encoder(model, # a `SentenceTransformer`, or a model name or folder
                      train_df:pd.DataFrame, # training pairs: sentence1, sentence2, score in [0, 1]
                      cfg:TrainConfig|None=None, # hyper-parameters (default: `paper_bi_encoder_config()`)
@@ -350,7 +368,7 @@ def predict_pairs(model, # a `CrossEncoder` (e.g. from `make_cross_encoder` or `
     if both_orders: s = (s[:len(a)] + s[len(a):]) / 2
     return finite_scores(s, 'the cross-encoder', "Train it again with a lower learning rate (the paper uses 1e-5) or check the training data.")
 
-# %% ../nbs/07_training.ipynb #5e8bea11
+# %% ../nbs/07_training.ipynb #b6c3106f
 CE_LOSSES = ('bce', 'mse')
 
 def cross_encoder_run(model, # a `CrossEncoder`, or a model name or folder to build one from (see `make_cross_encoder`)
@@ -379,6 +397,7 @@ def cross_encoder_run(model, # a `CrossEncoder`, or a model name or folder to bu
     trainer.remove_callback(BaseModelCardCallback)
     return TrainingRun(trainer, 'cross-encoder', lambda m, df: predict_pairs(m, df, both_orders), cfg, dev_df, task)
 
+# %% ../nbs/07_training.ipynb #eaa44d39
 def train_cross_encoder(model, # a `CrossEncoder`, or a model name or folder
                         train_df:pd.DataFrame, # training pairs: sentence1, sentence2, score in [0, 1]
                         cfg:TrainConfig|None=None, # hyper-parameters (default: `paper_cross_encoder_config()`)
@@ -391,7 +410,7 @@ def train_cross_encoder(model, # a `CrossEncoder`, or a model name or folder
     "Train a cross-encoder on `train_df`; returns (the `CrossEncoder`, [(fraction of steps, dev score)])."
     return _train(cross_encoder_run, model, train_df, cfg, dev_df, curve, task, progress, **kw)
 
-# %% ../nbs/07_training.ipynb #d3e65540
+# %% ../nbs/07_training.ipynb #17192e6b
 def add_time(timings:dict|None, # where a run collects its seconds by stage (None: not collected)
              name:str, # the stage
              t0:float # `time.time()` when it started
@@ -400,6 +419,7 @@ def add_time(timings:dict|None, # where a run collects its seconds by stage (Non
     import time
     if timings is not None: timings[name] = round(timings.get(name, 0) + time.time() - t0, 1)
 
+# %% ../nbs/07_training.ipynb #76c90641
 def write_card(folder:Path|str, # a saved model folder
                **info # what to record: base_model, data, parameters, scores, run, …
               )->dict:

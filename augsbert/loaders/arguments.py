@@ -18,7 +18,7 @@ _CHECKSUMS = {  # name: (bytes, sha256), copied from shared/data/MANIFEST.md
     'ukp_aspect/UKP_ASPECT_full.tsv': (1056879, '3b25bf54202f1cbee274c7ff399c16233a4ca2da8f5beb2521f31d5a25a778b6'),
 }
 
-# %% ../../nbs/01b_loaders_arguments.ipynb #7f58703f
+# %% ../../nbs/01b_loaders_arguments.ipynb #5cd221b8
 BWS_TOPICS = ('Cloning', 'Abortion', 'Minimum wage', 'Marijuana legalization', 'Nuclear energy', 'Death penalty',
               'Gun control', 'School uniforms')   # the paper's T1..T8, spelled as in the csv's `topic` column
 _BWS_INFO = dict(
@@ -30,6 +30,7 @@ _BWS_INFO = dict(
              'Bi-Encoders for Pairwise Sentence Scoring Tasks. NAACL 2021.',
     homepage='https://tudatalib.ulb.tu-darmstadt.de/handle/tudatalib/2496')
 
+# %% ../../nbs/01b_loaders_arguments.ipynb #ffae377d
 def _read_bws(files)->pd.DataFrame:
     "All 3,400 BWS pairs in file order, with columns sentence1, sentence2, score, topic, id."
     with zipfile.ZipFile(files['bws_argument_similarity/BWS_Argument_Similarity_Corpus.zip']) as z:
@@ -39,6 +40,7 @@ def _read_bws(files)->pd.DataFrame:
     if unknown: raise DataError(f"BWS csv: unknown topic(s) {unknown}; expected {list(BWS_TOPICS)}. Fix: re-fetch the file.")
     return df.rename(columns={'argument1': 'sentence1', 'argument2': 'sentence2'})[[*COLUMNS, 'topic', 'id']]
 
+# %% ../../nbs/01b_loaders_arguments.ipynb #fd4d4117
 @register_dataset(DatasetInfo('bws-cross-topic', 'BWS Argument Similarity, cross-topic', 'regression', paper_sizes=(2125, 425, 850),
                        notes='Exactly the paper\'s topic split: T1-T5 train, T6 dev, T7-T8 test.', **_BWS_INFO))
 def _load_bws_cross(files):
@@ -46,13 +48,14 @@ def _load_bws_cross(files):
     df = _read_bws(files)
     return tuple(df[df['topic'].isin(BWS_TOPICS[a:b])] for a, b in ((0, 5), (5, 6), (6, 8)))
 
-# %% ../../nbs/01b_loaders_arguments.ipynb #fe019a9b
+# %% ../../nbs/01b_loaders_arguments.ipynb #deb52696
 def _spread(total:int, # what to distribute
             k:int # into how many parts
            )->np.ndarray:
     "`total` split into `k` integers that sum to `total` and differ by at most one (cumulative rounding)."
     return np.diff(np.arange(k + 1) * total // k)
 
+# %% ../../nbs/01b_loaders_arguments.ipynb #55dba8b6
 @register_dataset(DatasetInfo('bws-in-topic', 'BWS Argument Similarity, in-topic', 'regression', paper_sizes=(2471, 478, 451),
                        notes='The paper\'s per-topic random split is not released; ours has its exact totals, '
                              'drawn with SPLIT_SEED inside each topic (train/dev counts per topic differ by at most one).',
@@ -67,7 +70,7 @@ def _load_bws_in(files):
         label[idx[:a]], label[idx[a:a + b]], label[idx[a + b:]] = 'train', 'dev', 'test'
     return tuple(df[label == s] for s in ('train', 'dev', 'test'))
 
-# %% ../../nbs/01b_loaders_arguments.ipynb #1740b7db
+# %% ../../nbs/01b_loaders_arguments.ipynb #b7cd55fa
 UKP_FOLDS = (  # (dev topics, test topics) of Reimers et al. (2019), folds 0-3; train = the other 17 topics
     (('Hydrogen fuel cells', 'Electronic voting', 'Drones', 'Solar energy'),
      ('Tissue engineering', 'Big data', 'Fracking', 'Social networks', 'Net neutrality', 'Hydroelectric dams', 'Internet of things')),
@@ -80,7 +83,8 @@ UKP_FOLDS = (  # (dev topics, test topics) of Reimers et al. (2019), folds 0-3; 
 )
 UKP_LABELS = {'DTORCD': 0.0, 'NS': 0.0, 'SS': 0.5, 'HS': 1.0}   # ArgueBERT's mapping
 
-@register_dataset(DatasetInfo(
+# %% ../../nbs/01b_loaders_arguments.ipynb #b715106c
+_UKP_INFO = DatasetInfo(
     'ukp-aspect', 'UKP ASPECT argument similarity (4-fold cross-topic)', 'regression',
     (data_file('ukp_aspect/UKP_ASPECT_full.tsv', _CHECKSUMS, github_url('mabehrendt/argueBERT', 'cfb2e1fc03be1e9da18b0d1246f128deba213a93',
                                                      'Datasets/UKP/UKP_ASPECT_full.tsv')),),
@@ -90,7 +94,10 @@ UKP_LABELS = {'DTORCD': 0.0, 'NS': 0.0, 'SS': 0.5, 'HS': 1.0}   # ArgueBERT's ma
     homepage='https://www.informatik.tu-darmstadt.de/ukp/research_6/data/argumentation_mining_1/ukp_argument_aspect_similarity_corpus/ukp_argument_aspect_similarity_corpus.en.jsp',
     notes='Reimers et al. (2019) 4-fold cross-topic topic lists (17/4/7 topics; option fold=0..3, default 0); labels '
           'DTORCD/NS -> 0, SS -> 0.5, HS -> 1 as in ArgueBERT.',
-    choices={'fold': tuple(range(len(UKP_FOLDS)))}))
+    choices={'fold': tuple(range(len(UKP_FOLDS)))})
+
+# %% ../../nbs/01b_loaders_arguments.ipynb #3141f1ba
+@register_dataset(_UKP_INFO)
 def _load_ukp(files, fold:int=0 # cross-topic fold, 0-3 (Reimers et al. 2019)
              ):
     "Fold `fold` of the 4-fold cross-topic split of UKP ASPECT."

@@ -14,7 +14,7 @@ from ..data import DataFile, fetch_file
 __all__ = ['CORPORA', 'WEB_DEB', 'CorpusInfo', 'Corpus', 'register_corpus', 'deb_members', 'extract_deb', 'osis_to_text',
            'split_sentences', 'load_corpus', 'running_text']
 
-# %% ../../nbs/01f_loaders_corpus.ipynb #ebd16751
+# %% ../../nbs/01f_loaders_corpus.ipynb #78424ee5
 @dataclass(frozen=True)
 class CorpusInfo:
     "Registry entry of one running-text corpus."
@@ -25,6 +25,7 @@ class CorpusInfo:
     source: str        # which registry and package
     notes: str = ''    # what a reader should know (genre, quirks)
 
+# %% ../../nbs/01f_loaders_corpus.ipynb #fc98c014
 @dataclass
 class Corpus:
     "A running-text corpus: documents in order, each a list of sentences in order."
@@ -38,6 +39,7 @@ class Corpus:
     def __repr__(self):
         return f"Corpus({self.name!r}: {len(self.documents):,} documents, {sum(map(len, self.documents)):,} sentences)"
 
+# %% ../../nbs/01f_loaders_corpus.ipynb #345efff8
 CORPORA: dict[str, tuple] = {}
 
 def register_corpus(info:CorpusInfo):
@@ -47,7 +49,7 @@ def register_corpus(info:CorpusInfo):
         return fn
     return deco
 
-# %% ../../nbs/01f_loaders_corpus.ipynb #e39cab9a
+# %% ../../nbs/01f_loaders_corpus.ipynb #efc86422
 def deb_members(path # a .deb file
                )->dict[str, bytes]:
     "The members of an `ar` archive (a .deb): {name: bytes}; a clear error for anything that is not one."
@@ -65,6 +67,7 @@ def deb_members(path # a .deb file
         pos += 60 + size + (size % 2)
     return out
 
+# %% ../../nbs/01f_loaders_corpus.ipynb #0c5c31b3
 def extract_deb(path, # a .deb file
                 dest # folder to unpack its files into (replaced atomically)
                )->Path:
@@ -76,7 +79,7 @@ def extract_deb(path, # a .deb file
         t.extractall(tmp, filter='data')
     return Path(dest)
 
-# %% ../../nbs/01f_loaders_corpus.ipynb #b3a5f340
+# %% ../../nbs/01f_loaders_corpus.ipynb #41c78898
 _SENT_END = re.compile(r'(?:(?<=[.!?])|(?<=[.!?]["”’)\]]))\s+(?=["“‘(\[]?[A-Z0-9])')
 
 def osis_to_text(osis:str # a passage in OSIS markup
@@ -87,15 +90,17 @@ def osis_to_text(osis:str # a passage in OSIS markup
     t = ' '.join(t.split())
     return re.sub(r' (?=[,.;:!?])', '', t)
 
+# %% ../../nbs/01f_loaders_corpus.ipynb #4af6cd4c
 def split_sentences(text:str)->list[str]:
     "Sentences of `text`: split after . ! ? (and closing quotes) before a capital letter or digit; whitespace collapsed."
     text = ' '.join(str(text).split())
     return [s.strip() for s in _SENT_END.split(text) if s.strip()]
 
-# %% ../../nbs/01f_loaders_corpus.ipynb #fc55975c
+# %% ../../nbs/01f_loaders_corpus.ipynb #b2d1f75a
 WEB_DEB = DataFile('debian/sword-text-web_426.0-1_all.deb', '930b23670b352f0829a306501de4bebb5e654a2df02cde2cbe86b802177868e1',
                    ('http://deb.debian.org/debian/pool/main/s/sword-text-web/sword-text-web_426.0-1_all.deb',), 3956428)
 
+# %% ../../nbs/01f_loaders_corpus.ipynb #2a41e04a
 @register_corpus(CorpusInfo('web', 'World English Bible (engWEB2015eb, with Deuterocanon)', (WEB_DEB,), 'public domain',
                             "Debian package sword-text-web 426.0-1 (SWORD module), read with pysword (PyPI)",
                             "One archaic-genre text; a document is a chapter."))
@@ -116,6 +121,7 @@ def _read_web(files:dict)->tuple[list, list]:
                 if sents: titles.append(f'{book.name} {ch}'); docs.append(sents)
     return titles, docs
 
+# %% ../../nbs/01f_loaders_corpus.ipynb #7f8c7281
 def load_corpus(name:str, # a name in `CORPORA`
                 progress:bool=False)->Corpus:
     "The corpus `name`: its files fetched and verified (mirror, cache, registry URL), read once and cached as JSON."

@@ -21,6 +21,7 @@ def _sep_for(path:Path)->str|None:
     ext = suffixes[-1].lower() if suffixes else ''
     return '\t' if ext in ('.tsv', '.txt') else ',' if ext == '.csv' else None
 
+# %% ../../nbs/01d_loaders_custom.ipynb #cea778ae
 _OPENERS = {'.gz': gzip.open, '.bz2': bz2.open, '.xz': lzma.open}
 
 def _check_text(path:Path, # the pairs file
@@ -48,6 +49,7 @@ def _check_text(path:Path, # the pairs file
         raise DataError(f"{path}: the file is empty ({path.stat().st_size} bytes{', blank lines only' if path.stat().st_size else ''}). "
                         f"Fix: write a header line ({columns}) and then one pair per line.")
 
+# %% ../../nbs/01d_loaders_custom.ipynb #6bdf6516
 def load_pairs(path, # a TSV/CSV file with a header line
                sentence1:str='sentence1', # its column holding the first sentence
                sentence2:str='sentence2', # its column holding the second sentence
@@ -92,9 +94,6 @@ def load_pairs(path, # a TSV/CSV file with a header line
     return df
 
 # %% ../../nbs/01d_loaders_custom.ipynb #c3f1eb2c
-_CUSTOM = DatasetInfo('custom', 'your own pairs (TSV/CSV files)', 'regression', (), licence="(the user's data)", citation='',
-                      homepage='', notes='User data: one file split 80/10/10 with SPLIT_SEED, or train/dev/test files given by the user.')
-
 def _sizes(n:int, split:tuple)->tuple:
     "Train, dev and test sizes of `n` pairs split by the fractions `split`."
     n_test, n_dev = round(n * split[2]), round(n * split[1])
@@ -108,6 +107,7 @@ def min_pairs(split:tuple=(0.8, 0.1, 0.1), # train/dev/test fractions, each abov
     while min(_sizes(n, split)) < least: n += 1
     return n
 
+# %% ../../nbs/01d_loaders_custom.ipynb #a52f2241
 _OWN_FILES = "give your own train, dev and test files (train=, dev=, test=; in an experiment -p train_path= -p dev_path= -p test_path=)"
 
 def _check_own(frames:list, srcs:list, notes:list):
@@ -128,6 +128,11 @@ def _check_own(frames:list, srcs:list, notes:list):
                             "one of the two files, or give one file (path=; in an experiment -p data_path=) to have it split.")
         notes.append(msg + '.'); warnings.warn(msg + ': dev scores would flatter the model.', stacklevel=3)
 
+# %% ../../nbs/01d_loaders_custom.ipynb #dd7c970a
+_CUSTOM = DatasetInfo('custom', 'your own pairs (TSV/CSV files)', 'regression', (), licence="(the user's data)", citation='',
+                      homepage='', notes='User data: one file split 80/10/10 with SPLIT_SEED, or train/dev/test files given by the user.')
+
+# %% ../../nbs/01d_loaders_custom.ipynb #b899d5d9
 @register_dataset(_CUSTOM, listed=False)
 def _load_custom(files, # none: the user's files are the options below
                  path=None, # one pairs file, split deterministically

@@ -32,8 +32,8 @@ def _hash_unit(texts:list[str])->np.ndarray:
     return np.fromiter((int.from_bytes(hashlib.blake2b(t.encode(), digest_size=8, key=key).digest(), 'big') for t in texts),
                        dtype=np.float64, count=len(texts)) / 2.0**64
 
-# %% ../../nbs/01c_loaders_paraphrase.ipynb #3b3bba76
-@register_dataset(DatasetInfo(
+# %% ../../nbs/01c_loaders_paraphrase.ipynb #dc61a8bd
+_QUORA_INFO = DatasetInfo(
     'quora-qp', 'Quora Question Pairs (question-disjoint splits)', 'classification',
     (data_file('quora_qqp_partial/quora_duplicate_questions.partial.tsv.gz', _CHECKSUMS),),
     licence="Quora's terms of service (reported as non-commercial use; not checked)",
@@ -42,7 +42,10 @@ def _hash_unit(texts:list[str])->np.ndarray:
     paper_sizes=(10000, 3000, 3000),
     notes='Our copy lacks 290 of the 404,290 pairs and the Wang et al. partition is unavailable, so the splits are rebuilt '
           'question-disjoint by hashing questions (SPLIT_SEED); dev/test are balanced 1,500/1,500, train keeps the 36.9% '
-          'duplicate ratio; 2 pairs with an empty question are dropped.'))
+          'duplicate ratio; 2 pairs with an empty question are dropped.')
+
+# %% ../../nbs/01c_loaders_paraphrase.ipynb #13fbc36f
+@register_dataset(_QUORA_INFO)
 def _load_quora(files):
     "Question-disjoint 10,000 / 3,000 / 3,000 splits (dev/test balanced, train at the original duplicate ratio)."
     df = pd.read_csv(files['quora_qqp_partial/quora_duplicate_questions.partial.tsv.gz'], sep='\t', keep_default_na=False,
@@ -72,12 +75,12 @@ def _load_quora(files):
     check_disjoint('quora-qp', out)
     return out['train'], out['dev'], out['test']
 
-# %% ../../nbs/01c_loaders_paraphrase.ipynb #90f50eff
+# %% ../../nbs/01c_loaders_paraphrase.ipynb #c716aec3
 _MRPC_SIZES = (4340, 731, 730)
 _ABCNN = ('galsang/ABCNN', '2c4c76b565160ee7d33298682fdc869438d07af9')
 _SENTEVAL = 'https://dl.fbaipublicfiles.com/senteval/senteval_data/'
 
-@register_dataset(DatasetInfo(
+_MRPC_INFO = DatasetInfo(
     'mrpc', 'Microsoft Research Paraphrase Corpus (sentence-disjoint re-split)', 'classification',
     tuple(data_file(f'mrpc/msr_paraphrase_{s}.txt', _CHECKSUMS, _SENTEVAL + f'msr_paraphrase_{s}.txt', github_url(*_ABCNN, f'MSRP_Corpus/msr_paraphrase_{s}.txt'))
           for s in ('train', 'test')),
@@ -87,7 +90,10 @@ _SENTEVAL = 'https://dl.fbaipublicfiles.com/senteval/senteval_data/'
     paper_sizes=_MRPC_SIZES,
     notes='All 5,801 pairs re-split sentence-disjointly (groups of pairs sharing a sentence id or text kept together, '
           'shuffled with SPLIT_SEED), test then dev filled to the paper\'s 730 and 731 pairs: with SPLIT_SEED = 42 the '
-          'sizes are exactly 4,340 / 731 / 730.'))
+          'sizes are exactly 4,340 / 731 / 730.')
+
+# %% ../../nbs/01c_loaders_paraphrase.ipynb #f35a7099
+@register_dataset(_MRPC_INFO)
 def _load_mrpc(files):
     "Sentence-disjoint train/dev/test of all 5,801 MRPC pairs."
     parts = []

@@ -39,6 +39,7 @@ def read_text(path # a text file, gzip-compressed or not
     except UnicodeDecodeError as e:
         raise DataError(f"{path}: not UTF-8 text (byte {e.start}). Fix: download the original file again.") from None
 
+# %% ../../nbs/01e_loaders_shah.ipynb #9409b345
 def read_corpus(path, # `id<TAB>title<TAB>body` per line (Lei et al.'s text_tokenized.txt.gz, Shah et al.'s corpus.tsv.gz)
                 text:str='title' # 'title' (the paper) or 'title+body'
                )->dict[str, str]:
@@ -58,6 +59,7 @@ def read_corpus(path, # `id<TAB>title<TAB>body` per line (Lei et al.'s text_toke
     if not out: raise DataError(f"{path}: no questions in the file. Fix: download the corpus again.")
     return out
 
+# %% ../../nbs/01e_loaders_shah.ipynb #6af7ae00
 def read_id_pairs(path # Shah et al.'s pair file: `id1 id2` per line
                  )->list[tuple[str, str]]:
     "The (id1, id2) pairs of a Shah et al. pair file (`train.pos.txt`, `dev.neg.txt`, ...); `DataError` for lines without two ids."
@@ -70,6 +72,7 @@ def read_id_pairs(path # Shah et al.'s pair file: `id1 id2` per line
     if bad: raise DataError(f"{path}: {describe_rows(bad, 1)} do not hold two question ids. Fix: download the file again.")
     return out
 
+# %% ../../nbs/01e_loaders_shah.ipynb #eb89b232
 def read_lei(path, # Lei et al.'s train_random.txt, dev.txt or test.txt
              eval_file:bool # True for dev/test (the similar ids must be among the candidates), False for train_random.txt
             )->pd.DataFrame:
@@ -136,6 +139,7 @@ def pairs_frame(pos:list, neg:list, # (id1, id2) pairs labelled 1 and 0
     return pd.DataFrame({'sentence1': [corpus[x] for x in df['id1']], 'sentence2': [corpus[x] for x in df['id2']],
                          'score': df['score'], 'id1': df['id1'], 'id2': df['id2']})
 
+# %% ../../nbs/01e_loaders_shah.ipynb #6dab4c9b
 def lei_pairs(rows:pd.DataFrame, # from `read_lei`
               corpus:dict, source:str,
               neg_per_pos:int|None=None # train: at most this many of a query's random ids per duplicate (None: all)
@@ -185,6 +189,7 @@ def _load_askubuntu(files, data_dir:str='', text:str='title', max_neg_per_pos:in
     train = train[~(train['id1'].isin(ev) | train['id2'].isin(ev))].reset_index(drop=True)   # no evaluation question in train
     return train, dev, test
 
+# %% ../../nbs/01e_loaders_shah.ipynb #8d0ace29
 SHAH_DOMAINS = {'askubuntu': 'AskUbuntu', 'superuser': 'SuperUser', 'sprint': 'Sprint FAQ', 'apple': 'Apple',
                 'android': 'Android', 'quora': 'Quora'}
 

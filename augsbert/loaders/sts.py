@@ -91,11 +91,13 @@ def _lines(data:bytes, # raw bytes of a UTF-8 text file
     if lines and lines[-1] == '': lines.pop()
     return lines
 
+# %% ../../nbs/01a_loaders_sts.ipynb #8279dd14
 def _float(s:str, where:str)->float:
     "`float(s)`, or a `DataError` saying `where` the bad number is."
     try: return float(s)
     except ValueError: raise DataError(f"{where}: {s!r} is not a number. Fix: re-fetch the file.") from None
 
+# %% ../../nbs/01a_loaders_sts.ipynb #4879d7f2
 def _sts_pairs(inp:bytes, # STS.input.*: sentence1 <TAB> sentence2 [<TAB> more columns]
                gs:bytes, # STS.gs.*: one score a line, aligned; empty line = unscored pair
                scale:float, # the top of the score scale (5, or 4 for the Spanish 2014/2015 data)
@@ -114,6 +116,7 @@ def _sts_pairs(inp:bytes, # STS.input.*: sentence1 <TAB> sentence2 [<TAB> more c
         rows.append((cols[0], cols[1], _float(g, f"{source} gold line {i}") / scale, subset))
     return pd.DataFrame(rows, columns=[*COLUMNS, 'subset'])
 
+# %% ../../nbs/01a_loaders_sts.ipynb #b43bc66d
 def _empty(*extras:str)->pd.DataFrame:
     "An empty split with the three columns (score float) and `extras`."
     return pd.DataFrame({'sentence1': pd.Series(dtype=str), 'sentence2': pd.Series(dtype=str),
@@ -164,6 +167,7 @@ def _sts_es_files():
     return tuple(out) + (data_file('sts2017/Sts2017.eval.v1.1.zip', _CHECKSUMS, _STS17 + 'sts2017.eval.v1.1.zip', github_url(*_EDUARDOFV, 'data/sources/Sts2017.eval.v1.1.zip')),
                          data_file('sts2017/Sts2017.gs.zip', _CHECKSUMS, _STS17 + 'sts2017.gs.zip', github_url(*_EDUARDOFV, 'data/sources/Sts2017.gs.zip')))
 
+# %% ../../nbs/01a_loaders_sts.ipynb #cd5a2bf2
 @register_dataset(DatasetInfo(
     'sts-es', 'SemEval Spanish STS (2014/2015 train+dev, 2017 track 3 test)', 'regression', _sts_es_files(),
     licence='2014/2015: none stated (SemEval shared-task data, cite the task papers); STS 2017: CC BY-SA 4.0',
@@ -227,6 +231,7 @@ def _sts_year_file(year:int, kind:str, subset:str)->DataFile:
     return data_file(f'sts12-16/STS{year}-en-test/{fn}', _CHECKSUMS, f'{_IXA}{arc}#{folder}/{fn}',
                  github_url(*_SYNWMD, f'data/downstream/STS/STS{year}-en-test/{folder}/{fn}'))
 
+# %% ../../nbs/01a_loaders_sts.ipynb #54e09abf
 def _sts_year_loader(year:int):
     "The parser of STS`year`: all scored pairs as test, empty train and dev."
     def load(files):
@@ -237,6 +242,7 @@ def _sts_year_loader(year:int):
         return _empty('subset'), _empty('subset'), pd.concat(parts, ignore_index=True)
     return load
 
+# %% ../../nbs/01a_loaders_sts.ipynb #ff032632
 for _y in _STS_YEARS:
     register_dataset(DatasetInfo(
         f'sts{_y}', f'SemEval STS 20{_y} (English, test only)', 'regression',

@@ -10,7 +10,7 @@ import pandas as pd
 import torch
 from torch import nn
 from tqdm.auto import tqdm
-from ..config import AugsbertError, DataError, unknown_name
+from ..config import AugsbertError, DataError, unknown_name, register_settings
 from ..augmenters import AUGMENTERS, resolve_augmenters, synonym_replace, nlpaug_word
 from ..evaluation import evaluate_embedder
 from ..cache import stage_key, cached_json
@@ -18,10 +18,27 @@ from ..data import load_dataset, norm_text
 from ..training import TrainConfig, TrainingRun, training_arguments
 
 # %% auto #0
-__all__ = ['CORPUS_SOURCES', 'EVAL_SETS', 'VARIANTS', 'POOLINGS', 'TRAIN_KEYS', 'PAPER', 'augment_corpus', 'augmentation_key',
-           'cached_augmentations', 'read_sentences', 'clean_corpus', 'sentence_corpus', 'GradReverse',
-           'GradientReversal', 'Discriminator', 'ProjectionHead', 'Variant', 'check_loss_settings', 'AugCSELoss',
-           'set_pooling', 'augcse_run', 'check_augcse', 'augcse_zero_shot', 'augcse_seed']
+__all__ = ['SETTINGS_FAMILY', 'CORPUS_SOURCES', 'EVAL_SETS', 'VARIANTS', 'POOLINGS', 'TRAIN_KEYS', 'PAPER', 'augment_corpus',
+           'augmentation_key', 'cached_augmentations', 'read_sentences', 'clean_corpus', 'sentence_corpus',
+           'GradReverse', 'GradientReversal', 'Discriminator', 'ProjectionHead', 'Variant', 'check_loss_settings',
+           'AugCSELoss', 'set_pooling', 'augcse_run', 'check_augcse', 'augcse_zero_shot', 'augcse_seed']
+
+# %% ../../nbs/12_augcse.ipynb #a8759977
+SETTINGS_FAMILY = register_settings('augcse', dict(   # this method's keys: types here, defaults in settings.ini [method augcse]
+    augcse_variant=str,       # AugCSE: 'augcse', 'simcse', 'bool', 'positive' or 'aug-positive' (augsbert.methods.augcse.VARIANTS)
+    augcse_augs=str,          # AugCSE: the augmenters, a set ('4', '8', 'all') or comma-separated names
+    augcse_lambda=float,      # AugCSE: λ, the weight of the discriminator loss
+    augcse_alpha=float,       # AugCSE: α, the gradient-reversal multiplier (−1: antagonistic, the paper; +1: collaborative)
+    augcse_temperature=float, # AugCSE: τ of the contrastive loss
+    augcse_sentences=int,     # AugCSE: unlabelled training sentences, a seeded sample of the corpus (0: all)
+    augcse_lr=float,          # AugCSE: learning rate (linear decay, no warm-up, as SimCSE)
+    augcse_batch=int,         # AugCSE: sentences per batch (the in-batch negatives)
+    augcse_epochs=int,        # AugCSE: passes over the corpus
+    augcse_max_len=int,       # AugCSE: tokens per training sentence (SimCSE: 32)
+    augcse_pooling=str,       # AugCSE: 'cls' (the paper) or 'mean' (how MiniLM was trained)
+    augcse_eval_pairs=int,    # AugCSE: cap per evaluation set, a fixed seeded sample (0: every pair)
+    augcse_mrpc_train=int,    # AugCSE: cap on MRPC training pairs of the transfer classifier (0: all)
+), bounds=dict(augcse_lambda='[0,)', augcse_alpha='(,)', augcse_temperature='(0,)', augcse_sentences='[0,)', augcse_lr='(0,1]', augcse_batch='[2,)', augcse_epochs='[1,)', augcse_max_len='[4,)', augcse_eval_pairs='[0,)', augcse_mrpc_train='[0,)'))
 
 # %% ../../nbs/12_augcse.ipynb #91d55d28
 def augment_corpus(sentences:list, # the unlabelled sentences

@@ -9,13 +9,29 @@ from dataclasses import dataclass, field
 from typing import Callable
 import numpy as np
 import pandas as pd
-from ..config import AugsbertError, DataError, unknown_name
+from ..config import AugsbertError, DataError, unknown_name, register_settings
 from ..loaders.corpus import running_text
 
 # %% auto #0
-__all__ = ['SCORERS', 'SELECTIONS', 'PAPER', 'ContextCorpus', 'context_corpus', 'read_documents', 'ChunkRetriever',
-           'EmbeddingCache', 'Scorer', 'embedding_scorer', 'coherence_examples', 'CoherenceModel', 'coherence_scorer',
-           'check_scorer', 'jaccard_words', 'greedy_diverse', 'check_context_budget', 'Origin']
+__all__ = ['SETTINGS_FAMILY', 'SCORERS', 'SELECTIONS', 'PAPER', 'ContextCorpus', 'context_corpus', 'read_documents',
+           'ChunkRetriever', 'EmbeddingCache', 'Scorer', 'embedding_scorer', 'coherence_examples', 'CoherenceModel',
+           'coherence_scorer', 'check_scorer', 'jaccard_words', 'greedy_diverse', 'check_context_budget', 'Origin']
+
+# %% ../../nbs/14_contexts.ipynb #6fe65c66
+SETTINGS_FAMILY = register_settings('contexts', dict(   # this method's keys: types here, defaults in settings.ini [method contexts]
+    ctx_corpus=str,           # Sun et al.: running text of the contexts (augsbert.loaders.corpus)
+    ctx_chunk=int,            # contexts: sentences per chunk
+    ctx_window=int,           # contexts: sentences in c< and in c>
+    ctx_size=int,             # contexts: |C_s| per sentence (the paper: 500)
+    ctx_candidates=int,       # contexts: chunks retrieved per sentence by TF-IDF (the paper: 20K)
+    ctx_selection=str,        # contexts: 'two-step' (the paper), 'no-diversity' or 'random'
+    ctx_scorer=str,           # contexts: 'coherence' (discriminative, our substitute) or 'embedding'
+    ctx_train_contexts=int,   # contexts: contexts drawn to train the coherence model
+    ctx_eval_pairs=int,       # contexts: pairs per evaluation set (0: all)
+    ctx_surrogate_pairs=int,  # contexts: unlabelled pairs Origin labels for the Surrogate
+    ctx_surrogate_student=str, # contexts: the Surrogate bi-encoder, 'minilm' or 'static'
+    ctx_gold_pairs=int,       # contexts: STSb gold pairs of the supervised setting (0: all)
+), bounds=dict(ctx_chunk='[1,)', ctx_window='[1,)', ctx_size='[1,)', ctx_candidates='[1,)', ctx_train_contexts='[1,)', ctx_eval_pairs='[0,)', ctx_surrogate_pairs='[1,)', ctx_gold_pairs='[0,)'))
 
 # %% ../../nbs/14_contexts.ipynb #a8a094ad
 @dataclass

@@ -8,7 +8,7 @@ import time
 from dataclasses import dataclass, asdict
 from pathlib import Path
 import numpy as np, pandas as pd
-from ..config import AugsbertError, DataError, unknown_name
+from ..config import AugsbertError, DataError, unknown_name, register_settings
 from ..cache import frame_key, stage_key, cached_json, artefact_dir
 from ..data import PairSplits, SPLIT_SEED, describe_rows
 from ..metrics import auc_at_fpr, classification_f1, spearman, best_threshold
@@ -20,9 +20,17 @@ from ..protocol import Protocol
 from ..teachers import get_cross_encoder, ce_predict, get_bi_encoder_model
 
 # %% auto #0
-__all__ = ['TARGET_PAIRS', 'LABEL_MODES', 'MINERS', 'ROWS', 'DA_CODE', 'DomainConfig', 'domain_config', 'da_metric', 'da_scores',
-           'check_domains', 'check_target', 'score_mapping', 'read_target_file', 'cap_pairs', 'target_pair_set',
-           'bi_encoder_seed', 'zero_shot', 'teacher_seed', 'silver_target', 'run_domain']
+__all__ = ['SETTINGS_FAMILY', 'TARGET_PAIRS', 'LABEL_MODES', 'MINERS', 'ROWS', 'DA_CODE', 'DomainConfig', 'domain_config',
+           'da_metric', 'da_scores', 'check_domains', 'check_target', 'score_mapping', 'read_target_file', 'cap_pairs',
+           'target_pair_set', 'bi_encoder_seed', 'zero_shot', 'teacher_seed', 'silver_target', 'run_domain']
+
+# %% ../../nbs/11_domain.ipynb #c9826e47
+SETTINGS_FAMILY = register_settings('domain', dict(   # this method's keys: types here, defaults in settings.ini [method domain]
+    target_pairs=str,         # domain adaptation: the target pairs labelled: 'paper' (its train pairs), 'mined' or 'user'
+    label_mode=str,           # domain adaptation: 'soft' teacher scores (the paper) or 'threshold' (0/1)
+    miner=str,                # domain adaptation, mined pairs: 'bm25', 'ss' or 'bm25-ss'
+    max_target_pairs=int,     # domain adaptation: cap on target pairs (gold for the upper bound, unlabelled for AugSBERT; 0: all)
+), bounds=dict(max_target_pairs='[0,)'))
 
 # %% ../../nbs/11_domain.ipynb #4f581b2a
 TARGET_PAIRS = ('paper', 'mined', 'user')

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from typing import Callable
 import numpy as np
 import pandas as pd
-from ..config import AugsbertError, unknown_name
+from ..config import AugsbertError, unknown_name, register_settings
 from ..cache import frame_key, stage_key, artefact_dir, cached_json, cached_folder
 from ..data import PairSplits
 from ..metrics import evaluate, best_threshold
@@ -25,10 +25,15 @@ from ..runs import cpu_name
 from ..augmenters import synonym_augment
 
 # %% auto #0
-__all__ = ['SILVER_POOLS', 'METHODS', 'STAGE_CODE', 'Method', 'register_method', 'get_method', 'method_protocol', 'get_silver',
-           'keep_model', 'seed_results', 'Cell', 'run_bert', 'run_sbert', 'run_nlpaug', 'silver_summary',
-           'pool_sentences', 'check_silver', 'run_augsbert', 'summarise', 'run_method', 'measure_throughput',
-           'sign_models']
+__all__ = ['SETTINGS_FAMILY', 'SILVER_POOLS', 'METHODS', 'STAGE_CODE', 'Method', 'register_method', 'get_method',
+           'method_protocol', 'get_silver', 'keep_model', 'seed_results', 'Cell', 'run_bert', 'run_sbert', 'run_nlpaug',
+           'silver_summary', 'pool_sentences', 'check_silver', 'run_augsbert', 'summarise', 'run_method',
+           'measure_throughput', 'sign_models']
+
+# %% ../../nbs/10_methods.ipynb #2fab1f52
+SETTINGS_FAMILY = register_settings('nlpaug', dict(   # this method's keys: types here, defaults in settings.ini [method nlpaug]
+    nlpaug_p=float,           # SBERT-NLPAug: share of a sentence's words replaced by a WordNet synonym
+), bounds=dict(nlpaug_p='(0,1]'))
 
 # %% ../../nbs/10_methods.ipynb #59b23f54
 SILVER_POOLS = ('gold', 'train')             # the paper's (the gold sentences), and ours: + the unlabelled training text

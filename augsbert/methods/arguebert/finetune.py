@@ -9,17 +9,29 @@ from dataclasses import dataclass, asdict
 from typing import Callable
 import numpy as np
 import pandas as pd
-from ...config import AugsbertError, unknown_name
+from ...config import AugsbertError, unknown_name, register_settings
 from ...models import load_bi_encoder, resolve_model
 from ...students import Student, register_student, static_from_tokens
 from .pretraining import (PretrainConfig, check_objective, pretrained_encoder, pretrain_key, SIZES,
                                                     SETTINGS_)
 
 # %% auto #0
-__all__ = ['DISTANCES', 'ENCODERS', 'ARGUEBERT_SETTINGS', 'TASKS', 'SAM_THRESHOLDS', 'PAPER', 'pair_similarities', 'correlations',
-           'Encoder', 'register_encoder', 'check_encoder', 'pretrain_recipe', 'arguebert_encoder', 'random_encoder',
-           'check_student_settings', 'FinetuneConfig', 'check_tasks', 'task_splits', 'score_encoder', 'sam_at',
-           'finetune_cell']
+__all__ = ['SETTINGS_FAMILY', 'DISTANCES', 'ENCODERS', 'ARGUEBERT_SETTINGS', 'TASKS', 'SAM_THRESHOLDS', 'PAPER',
+           'pair_similarities', 'correlations', 'Encoder', 'register_encoder', 'check_encoder', 'pretrain_recipe',
+           'arguebert_encoder', 'random_encoder', 'check_student_settings', 'FinetuneConfig', 'check_tasks',
+           'task_splits', 'score_encoder', 'sam_at', 'finetune_cell']
+
+# %% ../../../nbs/13a_arguebert_finetune.ipynb #8d3d758f
+SETTINGS_FAMILY = register_settings('arguebert-finetune', dict(   # this method's keys: types here, defaults in settings.ini [method arguebert-finetune]
+    encoder=str,              # ArgueBERT fine-tuning: the encoder, a name in augsbert.methods.arguebert.finetune.ENCODERS
+    abft_tasks=list,          # ArgueBERT fine-tuning: tasks, from bws, ukp, mrpc (augsbert.methods.arguebert.finetune.TASKS)
+    abft_epochs=int,          # ArgueBERT fine-tuning: epochs (the paper: 5)
+    abft_batch=int,           # ArgueBERT fine-tuning: batch size (the paper: 16)
+    abft_lr=float,            # ArgueBERT fine-tuning: learning rate (the paper: 2e-5)
+    abft_max_len=int,         # ArgueBERT fine-tuning: tokens per sentence
+    abft_max_train_pairs=int, # ArgueBERT fine-tuning: training pairs per task and fold (0: all, the paper)
+    abft_max_test_pairs=int,  # ArgueBERT fine-tuning: test pairs (0: all, the paper; the smoke profile samples)
+), bounds=dict(abft_epochs='[1,)', abft_batch='[1,)', abft_lr='(0,1]', abft_max_len='[4,)', abft_max_train_pairs='[0,)', abft_max_test_pairs='[0,)'))
 
 # %% ../../../nbs/13a_arguebert_finetune.ipynb #08296780
 DISTANCES = ('cosine', 'manhattan', 'euclidean')

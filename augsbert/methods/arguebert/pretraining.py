@@ -8,14 +8,28 @@ import random
 from dataclasses import dataclass
 import numpy as np
 import pandas as pd
-from ...config import AugsbertError, DataError, unknown_name
+from ...config import AugsbertError, DataError, unknown_name, register_settings
 from ...loaders.corpus import running_text
 
 # %% auto #0
-__all__ = ['PAIR_COLUMNS', 'SP_NEGATIVES', 'OBJECTIVES', 'SIZES', 'SETTINGS_', 'HELD_OUT', 'nsp_pairs', 'sp_pairs', 'order_pairs',
-           'edge_pairs', 'topic_arguments', 'sam_counts', 'sam_sweep', 'sam_set', 'check_objective',
-           'pair_objective_data', 'masked_pair_model', 'pair_dataset', 'PretrainConfig', 'pretrain',
+__all__ = ['SETTINGS_FAMILY', 'PAIR_COLUMNS', 'SP_NEGATIVES', 'OBJECTIVES', 'SIZES', 'SETTINGS_', 'HELD_OUT', 'nsp_pairs',
+           'sp_pairs', 'order_pairs', 'edge_pairs', 'topic_arguments', 'sam_counts', 'sam_sweep', 'sam_set',
+           'check_objective', 'pair_objective_data', 'masked_pair_model', 'pair_dataset', 'PretrainConfig', 'pretrain',
            'pretrain_accuracy', 'held_out_split', 'pretrain_key', 'pretrained_encoder']
+
+# %% ../../../nbs/13_arguebert.ipynb #b75e5184
+SETTINGS_FAMILY = register_settings('arguebert', dict(   # this method's keys: types here, defaults in settings.ini [method arguebert]
+    ab_objective=str,         # ArgueBERT pre-training: 'nsp', 'sp', 'order' or 'edge' (augsbert.methods.arguebert.pretraining.OBJECTIVES)
+    ab_setting=str,           # ArgueBERT: 'scratch' (a new small BERT) or 'continued' (from the bi-encoder model)
+    ab_size=str,              # ArgueBERT scratch: model size, a key of augsbert.methods.arguebert.pretraining.SIZES ('mini', 'medium')
+    ab_steps=int,             # ArgueBERT: pre-training steps (the paper: 100k)
+    ab_batch=int,             # ArgueBERT: pairs per pre-training step
+    ab_lr=float,              # ArgueBERT: pre-training learning rate (the paper: 1e-4)
+    ab_max_len=int,           # ArgueBERT: tokens per pre-training pair (the paper: 128)
+    ab_corpus=str,            # ArgueBERT: running-text corpus of nsp / order pairs (augsbert.loaders.corpus)
+    ab_sp_negatives=str,      # ArgueBERT sp: 'random' (the paper) or 'gold' QQP negatives
+    ab_edge_data=str,         # ArgueBERT edge: data set whose training topics give the arguments
+), bounds=dict(ab_steps='[1,)', ab_batch='[2,)', ab_lr='(0,1]', ab_max_len='[8,)'))
 
 # %% ../../../nbs/13_arguebert.ipynb #e8b8ae53
 PAIR_COLUMNS = ['sentence1', 'sentence2', 'label']
