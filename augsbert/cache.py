@@ -30,6 +30,7 @@ PACKAGE = 'augsbert'          # the package whose modules a stage's code is foll
 @lru_cache(maxsize=1)
 def _package_dir()->Path: return Path(importlib.util.find_spec(PACKAGE).origin).resolve().parent
 
+# %% ../nbs/00a_cache.ipynb #c2031b60
 def module_file(name:str # a module name, e.g. 'augsbert.training'
                )->Path|None:
     "The source file of module `name`, found without importing anything (None when there is none)."
@@ -40,6 +41,7 @@ def module_file(name:str # a module name, e.g. 'augsbert.training'
     except (ImportError, ValueError): return None
     return Path(spec.origin) if spec and spec.origin and spec.origin.endswith('.py') else None
 
+# %% ../nbs/00a_cache.ipynb #a85ff0d0
 def module_source(name:str # a module name, e.g. 'augsbert.training'
                  )->str:
     "The source text of module `name` (read from its file, not imported)."
@@ -55,6 +57,7 @@ def _absolute(mod:str|None, level:int, name:str)->str:
     parts = pkg.split('.')[:len(pkg.split('.')) - level + 1]
     return '.'.join(parts + ([mod] if mod else []))
 
+# %% ../nbs/00a_cache.ipynb #714f0eef
 def module_imports(name:str # a module of the package, e.g. 'augsbert.methods.in_domain'
                   )->tuple[set, set]:
     "(package modules, third-party top-level names) that module `name` imports anywhere, or names as a string."
@@ -145,6 +148,7 @@ def _discard(path:Path, why:str):
     _log.warning("cache entry %s is unusable (%s): recomputing it", path, why)
     shutil.rmtree(path, ignore_errors=True) if path.is_dir() else path.unlink(missing_ok=True)
 
+# %% ../nbs/00a_cache.ipynb #ecaf0549
 def cached_json(stage:str, # the stage's name
                 key:str, # its key (see `stage_key`)
                 compute:Callable[[], dict] # computes the result (JSON-serialisable) when it is not cached

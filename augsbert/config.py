@@ -56,11 +56,13 @@ def project_root()->Path:
     raise AugsbertError("cannot find the augsbert project root (a folder with settings.ini and pyproject.toml). "
                         "Run from inside the compendium, or set AUGSBERT_ROOT=/path/to/augsbert.")
 
+# %% ../nbs/00_config.ipynb #a7bdbefc
 def mirror_dirs()->list[Path]:
     "Existing folders named by `$AUGSBERT_DATA_MIRROR` (separated by `os.pathsep`), looked in before the cache."
     v = os.environ.get('AUGSBERT_DATA_MIRROR', '')
     return [Path(p).expanduser() for p in v.split(os.pathsep) if p and Path(p).expanduser().is_dir()]
 
+# %% ../nbs/00_config.ipynb #48db768a
 def cache_dir(*parts)->Path:
     "The cache folder (`$AUGSBERT_CACHE`, default `~/.cache/augsbert`), or a sub-folder of it; created on demand."
     d = Path(os.environ.get('AUGSBERT_CACHE') or Path.home()/'.cache'/'augsbert').expanduser().joinpath(*parts)
@@ -74,6 +76,7 @@ def reports_dir(*parts)->Path:
     d.mkdir(parents=True, exist_ok=True)
     return d
 
+# %% ../nbs/00_config.ipynb #f0657adc
 def is_offline()->bool:
     "True when `$AUGSBERT_OFFLINE` or `$HF_HUB_OFFLINE` is set to a true value: no download is attempted."
     return any(os.environ.get(k, '').lower() in ('1', 'true', 'yes', 'on') for k in ('AUGSBERT_OFFLINE', 'HF_HUB_OFFLINE'))
@@ -129,6 +132,8 @@ SETTINGS = {  # family -> {key: type}; a key belongs to exactly one family
         cut_layers=int,         # 'minilm-cut': the first this many transformer layers of the bi-encoder model
     ),
 }
+
+# %% ../nbs/00_config.ipynb #4bd8c703
 PROFILE_KEYS = {k: t for fam in SETTINGS.values() for k, t in fam.items()}   # every key -> its type
 PROFILE_PREFIX, METHOD_PREFIX = 'profile ', 'method '
 DEFAULTS: dict = {}     # defaults a method declares beside its code (`register_settings`; settings.ini may override them)
@@ -140,6 +145,7 @@ def family_settings(cfg:dict, # resolved settings (see `get_profile`)
     if family not in SETTINGS: raise unknown_name('settings family', family, SETTINGS)
     return {k: cfg[k] for k in SETTINGS[family] if k in cfg}
 
+# %% ../nbs/00_config.ipynb #977dd259
 def _parse(key, raw, typ, where='settings.ini'):
     raw = raw.strip()
     try:
@@ -217,6 +223,7 @@ def load_profiles(path=None # settings.ini to read (default: the project's)
     for n, prof in out.items(): check_bounds(prof, lambda k, n=n: f"{path}: [profile {n}] {k}")
     return out
 
+# %% ../nbs/00_config.ipynb #11b0d9f0
 def get_profile(name:str, # profile name: 'smoke', 'cpu', 'paper', or one you add to settings.ini
                 path=None, # settings.ini to read (default: the project's)
                 **overrides # single keys to override (e.g. papermill `-p` parameters); `None` values are ignored
@@ -260,6 +267,7 @@ def sha256_file(path, # file to hash
         for b in iter(lambda: f.read(chunk), b''): h.update(b)
     return h.hexdigest()
 
+# %% ../nbs/00_config.ipynb #89384a1c
 def _umask()->int:
     "The process's umask (read without changing it for more than an instant)."
     m = os.umask(0o022); os.umask(m); return m
@@ -294,6 +302,7 @@ def _replace_dir(tmp:Path, path:Path):
     os.replace(tmp, path)
     if old is not None: shutil.rmtree(old, ignore_errors=True)
 
+# %% ../nbs/00_config.ipynb #e6827f8d
 @contextmanager
 def atomic_dir(path # the folder to write (replaced if it exists)
               ):

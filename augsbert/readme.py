@@ -27,7 +27,7 @@ def committed(grid:str, runs:dict, grids:dict|None=None)->tuple[int, list]:
 
 def _hours(rs)->float: return sum(r['provenance'].get('wall_seconds') or 0 for r in rs) / 3600
 
-# %% ../nbs/15_readme.ipynb #2d584f8e
+# %% ../nbs/15_readme.ipynb #5273fa06
 def _pm(r:dict, k:str='test')->str: return f"{r['metrics'][f'{k}_mean']:.2f} ± {r['metrics'][f'{k}_std']:.2f}"
 
 def _dates(rs)->str:
@@ -45,6 +45,7 @@ def block_main_job(runs:dict, grids=None)->str:
             + ', '.join(f"{e} {len(rs)} run{'s' * (len(rs) > 1)} {_hours(rs)*60:.1f} min" for e, rs in per.items())
             + f"; run on {' / '.join(cpus)}, {_dates(have)}.")
 
+# %% ../nbs/15_readme.ipynb #7bd5bb54
 def block_grids(runs:dict, grids=None)->str:
     "Every grid of workflow/config.yaml: its runs, those committed in reports/runs/, and their time."
     grids = grids or grid_config()['grids']
@@ -80,7 +81,7 @@ def block_stsb(runs:dict, grids=None)->str:
                        f"({base[0]['metrics']['test_mean']:.2f}), {len(aug) - up} below.")
     return '\n'.join(out)
 
-# %% ../nbs/15_readme.ipynb #f6a826e0
+# %% ../nbs/15_readme.ipynb #973c57bd
 PAPER_CE_RECIPE = 'ce-cls-lr1e-05-ep1-wu0'   # benchmarks/ce_recipes.py: PAPER, the paper's settings (§5, App. C)
 
 def _bench(name:str)->dict: return read_json(project_root()/'benchmarks'/'results'/f'{name}.json')
@@ -94,6 +95,7 @@ def span_ce_recipes(runs:dict, grids=None)->str:
             f"{max(best(r) for r in res.values() if r['kind'] == 'bi-encoder'):.1f}; the best cross-encoder we found "
             f"{max(map(best, ce)):.1f}, and the paper's own cross-encoder recipe {best(res[PAPER_CE_RECIPE]):.1f}")
 
+# %% ../nbs/15_readme.ipynb #245e967b
 def span_static_bench(runs:dict, grids=None)->str:
     "benchmarks/results/static_student_stsb500.json: the chosen static student's test score against the best `tokens` one."
     b = _bench('static_student_stsb500'); s = b['summary']
@@ -105,6 +107,7 @@ def span_augcse_core(runs:dict, grids=None)->str:
     n, have = committed('augcse-core', runs, grids)
     return f"{_hours(have)*60:.0f} minutes of run time over {len(have)} runs"
 
+# %% ../nbs/15_readme.ipynb #8ab5a407
 def span_jaccard(runs:dict, grids=None)->str:
     "Our Jaccard baseline (test, the `datasets` run) on the data sets where the paper's Baseline row is Jaccard."
     from augsbert.paper import BASELINE_TEST
@@ -123,7 +126,7 @@ def readme_blocks(root=None # reports folder of the runs (default: reports/)
     runs = _all_runs(root)
     return {k: f(runs) for k, f in BLOCKS.items()}
 
-# %% ../nbs/15_readme.ipynb #281c8ed7
+# %% ../nbs/15_readme.ipynb #7b190646
 MARK = re.compile(r'(<!-- augsbert:numbers:start ([\w-]+) -->)(.*?)(<!-- augsbert:numbers:end -->)', re.S)
 
 def rewrite(text:str, # README text
@@ -138,6 +141,7 @@ def rewrite(text:str, # README text
         return m[1] + new + m[4]
     return MARK.sub(sub, text), changed
 
+# %% ../nbs/15_readme.ipynb #03cba7eb
 def refresh_readme(path=None, # the README (default: README.md of the project)
                    check:bool=False # only report the blocks that would change
                   )->list:

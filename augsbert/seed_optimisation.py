@@ -22,6 +22,7 @@ class SeedOptResult:
     early: dict                    # seed -> dev score at `fraction`
     curves: dict = field(default_factory=dict)   # seed -> [(fraction, dev score), ...] (only with `curve_points`)
 
+# %% ../nbs/07a_seed_optimisation.ipynb #1dde5911
 def seed_optimise(make_run:Callable[[int], object], # seed -> a fresh pausable run
                   seeds:list[int], # the n seeds to try
                   dev:pd.DataFrame, # development pairs

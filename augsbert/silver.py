@@ -32,6 +32,7 @@ def teacher(model, # a sentence-transformers `CrossEncoder` or `SentenceTransfor
 # %% ../nbs/09_silver.ipynb #8c2c8282
 LABEL_CHUNK = 2048   # pairs labelled (and saved) at a time by the experiments; an interrupted labelling resumes from the last saved chunk
 
+# %% ../nbs/09_silver.ipynb #a7d444dd
 def label_pairs(predict:Callable[[pd.DataFrame], np.ndarray], # the teacher: scores a DataFrame of pairs in [0, 1]
                 pairs:pd.DataFrame, # columns sentence1, sentence2
                 folder:Path|str|None=None, # where finished chunks are kept (None: no resume)

@@ -6,6 +6,7 @@
 from __future__ import annotations
 import math, random, tempfile, time
 from dataclasses import dataclass
+from fastcore.basics import patch
 import pandas as pd
 import torch
 from torch import nn
@@ -40,7 +41,7 @@ SETTINGS_FAMILY = register_settings('augcse', dict(   # this method's keys: type
     augcse_mrpc_train=int,    # AugCSE: cap on MRPC training pairs of the transfer classifier (0: all)
 ), bounds=dict(augcse_lambda='[0,)', augcse_alpha='(,)', augcse_temperature='(0,)', augcse_sentences='[0,)', augcse_lr='(0,1]', augcse_batch='[2,)', augcse_epochs='[1,)', augcse_max_len='[4,)', augcse_eval_pairs='[0,)', augcse_mrpc_train='[0,)'))
 
-# %% ../../nbs/12_augcse.ipynb #91d55d28
+# %% ../../nbs/12_augcse.ipynb #9fd304ac
 def augment_corpus(sentences:list, # the unlabelled sentences
                    augs='8', # the augmenters (see `resolve_augmenters`)
                    seed:int=42, # seeds the choice of augmenter and each augmenter's randomness
@@ -67,6 +68,7 @@ def augment_corpus(sentences:list, # the unlabelled sentences
     c['changed_share'] = (c['changed'] / c['drawn'].where(c['drawn'] > 0)).round(3)
     return pairs, c
 
+# %% ../../nbs/12_augcse.ipynb #b6291060
 def augmentation_key(sentences:list, augs, seed:int)->str:
     "Cache key of `augment_corpus(sentences, augs, seed)`: the sentences, the augmenters' code and nlpaug's version."
     from importlib import metadata
@@ -84,7 +86,7 @@ def cached_augmentations(sentences:list, augs='8', seed:int=42, progress:bool=Tr
     r = cached_json('augcse-augment', augmentation_key(sentences, augs, seed), compute)
     return pd.DataFrame(r['pairs']), pd.DataFrame(r['counts']).set_index('augmenter')
 
-# %% ../../nbs/12_augcse.ipynb #7f07fd74
+# %% ../../nbs/12_augcse.ipynb #d4f9e4ab
 CORPUS_SOURCES = ('quora-qp', 'bws-cross-topic', 'ukp-aspect')
 EVAL_SETS = ('sts12', 'sts13', 'sts14', 'sts15', 'sts16', 'stsb', 'sick-r', 'mrpc')
 
@@ -103,6 +105,7 @@ def read_sentences(path # a UTF-8 text file, one sentence per line
     if not any(l.strip() for l in lines): raise DataError(f"{p} has no sentences (every line is empty).")
     return lines
 
+# %% ../../nbs/12_augcse.ipynb #04c550b9
 def clean_corpus(sentences:list, # candidate sentences
                  exclude:set, # normalised sentences to drop (see `augsbert.data.norm_text`)
                  max_sentences:int=0, # keep at most this many, a seeded random sample (0: all)
@@ -123,6 +126,7 @@ def clean_corpus(sentences:list, # candidate sentences
     if not keep: raise DataError(f"no sentences left to train on after cleaning ({n}).")
     return keep, n
 
+# %% ../../nbs/12_augcse.ipynb #47dfd9ad
 def sentence_corpus(sources=CORPUS_SOURCES, # registered data sets whose sentences form the corpus
                     max_sentences:int=0, # a seeded sample of this many (0: all)
                     seed:int=42,
@@ -154,7 +158,7 @@ class GradientReversal(nn.Module):
     def forward(self, x): return GradReverse.apply(x, self.alpha)
     def extra_repr(self): return f'alpha={self.alpha}'
 
-# %% ../../nbs/12_augcse.ipynb #50781cc9
+# %% ../../nbs/12_augcse.ipynb #825731ed
 class Discriminator(nn.Module):
     "Predicts the augmentation type from concat[h(x), h(aug(x))], behind a gradient-reversal layer."
     def __init__(self, dim:int, # the sentence-embedding size
@@ -167,6 +171,7 @@ class Discriminator(nn.Module):
         self.net = nn.Sequential(nn.Dropout(dropout), nn.Linear(d, 2 * d), nn.Tanh(), nn.Dropout(dropout), nn.Linear(2 * d, n_labels))
     def forward(self, h, h_aug): return self.net(self.reverse(torch.cat([h, h_aug], dim=-1)))
 
+# %% ../../nbs/12_augcse.ipynb #a211be4d
 class ProjectionHead(nn.Module):
     "DiffCSE's training-only projection: Linear → BatchNorm → ReLU → Linear → BatchNorm (no affine)."
     def __init__(self, dim:int):
@@ -175,7 +180,7 @@ class ProjectionHead(nn.Module):
                                  nn.Linear(dim, dim, bias=False), nn.BatchNorm1d(dim, affine=False))
     def forward(self, x): return self.net(x)
 
-# %% ../../nbs/12_augcse.ipynb #656eceb6
+# %% ../../nbs/12_augcse.ipynb #2228b01a
 @dataclass(frozen=True)
 class Variant:
     "One contrastive variant of the ablations: what the positive is and what the discriminator predicts."
@@ -185,6 +190,7 @@ class Variant:
 VARIANTS = {'simcse': Variant('dropout', 'none'), 'augcse': Variant('dropout', 'type'), 'bool': Variant('dropout', 'bool'),
             'positive': Variant('augmented', 'type'), 'aug-positive': Variant('augmented', 'none')}
 
+# %% ../../nbs/12_augcse.ipynb #b2f58985
 def check_loss_settings(variant:str, lam:float, alpha:float, temperature:float=0.05):
     "A clear error for an unknown variant or a λ, α or temperature out of range."
     if variant not in VARIANTS: raise unknown_name('AugCSE variant (-p augcse_variant)', variant, VARIANTS)
@@ -198,6 +204,7 @@ def check_loss_settings(variant:str, lam:float, alpha:float, temperature:float=0
                             "α = 0 would cut the discriminator off from the encoder: that is -p augcse_variant=simcse.")
     if not 0 < temperature <= 10: raise AugsbertError(f"-p augcse_temperature={temperature}: must be in (0, 10] (SimCSE: 0.05).")
 
+# %% ../../nbs/12_augcse.ipynb #f53d25bd
 class AugCSELoss(nn.Module):
     "SimCSE's in-batch contrastive loss + λ × the discriminator's cross-entropy behind a gradient-reversal layer."
     def __init__(self, model, # the `SentenceTransformer` being trained
@@ -219,16 +226,6 @@ class AugCSELoss(nn.Module):
         self.xent = nn.CrossEntropyLoss()
         self.disc_correct, self.disc_seen = 0, 0
 
-    def embed(self, features:dict)->torch.Tensor:
-        return self.model(dict(features))['sentence_embedding']
-
-    def info_nce(self, a, b, symmetric:bool=False)->torch.Tensor:
-        "InfoNCE over the batch: row i of `a` should be most similar (cosine / τ) to row i of `b`."
-        sim = nn.functional.normalize(a, dim=-1) @ nn.functional.normalize(b, dim=-1).T / self.temperature
-        target = torch.arange(len(a), device=a.device)
-        loss = self.xent(sim, target)
-        return (loss + self.xent(sim.T, target)) / 2 if symmetric else loss
-
     def forward(self, sentence_features, labels)->dict:
         f_x, f_aug = sentence_features
         h = self.embed(f_x)
@@ -249,7 +246,20 @@ class AugCSELoss(nn.Module):
         "Share of training examples whose augmentation type the discriminator predicted (None without one)."
         return self.disc_correct / self.disc_seen if self.disc_seen else None
 
-# %% ../../nbs/12_augcse.ipynb #66b9a67e
+# %% ../../nbs/12_augcse.ipynb #189cb585
+@patch
+def embed(self:AugCSELoss, features:dict)->torch.Tensor:
+    return self.model(dict(features))['sentence_embedding']
+
+@patch
+def info_nce(self:AugCSELoss, a, b, symmetric:bool=False)->torch.Tensor:
+    "InfoNCE over the batch: row i of `a` should be most similar (cosine / τ) to row i of `b`."
+    sim = nn.functional.normalize(a, dim=-1) @ nn.functional.normalize(b, dim=-1).T / self.temperature
+    target = torch.arange(len(a), device=a.device)
+    loss = self.xent(sim, target)
+    return (loss + self.xent(sim.T, target)) / 2 if symmetric else loss
+
+# %% ../../nbs/12_augcse.ipynb #d7ca25d8
 POOLINGS = ('cls', 'mean')
 
 def set_pooling(model, # a transformer `SentenceTransformer`
@@ -266,6 +276,7 @@ def set_pooling(model, # a transformer `SentenceTransformer`
     model[idx[0]] = Pooling(model.get_sentence_embedding_dimension(), pooling_mode=pooling)
     return model
 
+# %% ../../nbs/12_augcse.ipynb #d501a6bc
 def augcse_run(model, # a transformer `SentenceTransformer`
                pairs:pd.DataFrame, # `augment_corpus`'s pairs: sentence, augmented, label
                n_labels:int, # K: augmentation types + 1
@@ -294,7 +305,7 @@ def augcse_run(model, # a transformer `SentenceTransformer`
     run.loss = loss
     return run
 
-# %% ../../nbs/12_augcse.ipynb #85171b34
+# %% ../../nbs/12_augcse.ipynb #8eb824cd
 TRAIN_KEYS = ('augcse_variant', 'augcse_lambda', 'augcse_alpha', 'augcse_temperature', 'augcse_lr', 'augcse_batch', 'augcse_epochs',
               'augcse_max_len', 'augcse_pooling')
 
@@ -317,6 +328,7 @@ def check_augcse(cfg:dict # resolved settings (see `augsbert.config.get_profile`
                             f"{', '.join(n for n, o in STUDENTS.items() if o.kind == 'transformer')}.")
     return resolve_augmenters(cfg['augcse_augs'])
 
+# %% ../../nbs/12_augcse.ipynb #4c1bfd1f
 def _student(cfg:dict):
     from augsbert.students import make_student, student_options
     return set_pooling(make_student(cfg['student'], cfg['bi_encoder'], student_options(cfg, cfg['student']), cfg['device']),
@@ -335,6 +347,7 @@ def augcse_zero_shot(cfg:dict, # resolved settings
     key = stage_key('augcse-zero-shot', code=('augsbert.methods.augcse', 'augsbert.data'), **_eval_key(cfg))
     return cached_json('augcse-zero-shot', key, lambda: evaluate_embedder(_student(cfg), sets, cfg['eval_precision']))
 
+# %% ../../nbs/12_augcse.ipynb #fac26593
 def augcse_seed(pairs:pd.DataFrame, # `augment_corpus`'s pairs
                 n_labels:int, # K: augmentation types + 1
                 cfg:dict, # resolved settings

@@ -6,6 +6,7 @@
 from __future__ import annotations
 import hashlib, random
 from dataclasses import dataclass, field
+from fastcore.basics import patch
 from typing import Callable
 import numpy as np
 import pandas as pd
@@ -33,7 +34,7 @@ SETTINGS_FAMILY = register_settings('contexts', dict(   # this method's keys: ty
     ctx_gold_pairs=int,       # contexts: STSb gold pairs of the supervised setting (0: all)
 ), bounds=dict(ctx_chunk='[1,)', ctx_window='[1,)', ctx_size='[1,)', ctx_candidates='[1,)', ctx_train_contexts='[1,)', ctx_eval_pairs='[0,)', ctx_surrogate_pairs='[1,)', ctx_gold_pairs='[0,)'))
 
-# %% ../../nbs/14_contexts.ipynb #a8a094ad
+# %% ../../nbs/14_contexts.ipynb #d72305c5
 @dataclass
 class ContextCorpus:
     "Running text cut into chunks and contexts."
@@ -44,6 +45,7 @@ class ContextCorpus:
     def __repr__(self):
         return f"ContextCorpus({len(self.chunks):,} chunks, {len(self.contexts):,} contexts, window {self.left}+{self.right})"
 
+# %% ../../nbs/14_contexts.ipynb #9ee8f1c8
 def context_corpus(documents, # running text: documents, each a list of sentences in order
                    chunk_size:int=8, # sentences per chunk (a chunk gives at most one context to a sentence's set)
                    left:int=1, # sentences in c<
@@ -104,7 +106,7 @@ class ChunkRetriever:
             out.append([(int(row.indices[j]), float(row.data[j])) for j in order])
         return out
 
-# %% ../../nbs/14_contexts.ipynb #a644aaa2
+# %% ../../nbs/14_contexts.ipynb #85a48b06
 class EmbeddingCache:
     "Sentence embeddings (L2-normalised) of a `SentenceTransformer`, computed once per distinct text."
     def __init__(self, model, batch_size:int=64):
@@ -117,6 +119,7 @@ class EmbeddingCache:
             self.store.update(zip(new, e))
         return np.stack([self.store[str(t)] for t in texts]) if len(texts) else np.zeros((0, 0), np.float32)
 
+# %% ../../nbs/14_contexts.ipynb #76ee7b51
 @dataclass
 class Scorer:
     "A context-fit scorer: `fit(sentences, contexts)` → S[i, j]."
@@ -132,6 +135,7 @@ def embedding_scorer(embed:EmbeddingCache)->Scorer:
         return (s @ l.T + s @ r.T) / 2
     return Scorer('embedding', 'mean cosine of s with c< and c> (MiniLM)', fit, embed)
 
+# %% ../../nbs/14_contexts.ipynb #403e22be
 def coherence_examples(corpus:ContextCorpus, # where the contexts come from
                        n:int, # contexts to draw (each gives one positive and one negative)
                        seed:int=42
@@ -155,38 +159,46 @@ def coherence_examples(corpus:ContextCorpus, # where the contexts come from
 def _coherence_features(s:np.ndarray, l:np.ndarray, r:np.ndarray)->np.ndarray:
     return np.hstack([l * s, s * r, np.abs(l - s), np.abs(s - r), l, s, r])
 
+# %% ../../nbs/14_contexts.ipynb #c835d59d
 @dataclass
 class CoherenceModel:
     "The discriminative coherence model: logistic regression on frozen sentence embeddings (see above)."
     embed: EmbeddingCache
     clf: object = None
     accuracy: dict = field(default_factory=dict)   # 'train', 'held-out'
-    def train(self, examples:pd.DataFrame, held_out:float=0.2, C:float=1.0, seed:int=42)->CoherenceModel:
-        "Fit on `coherence_examples` (the last `held_out` fraction scores the held-out accuracy)."
-        from sklearn.linear_model import LogisticRegression
-        if examples['label'].nunique() < 2: raise DataError("CoherenceModel.train: the examples need both labels.")
-        X = _coherence_features(self.embed(list(examples['sentence'])), self.embed(list(examples['left'])), self.embed(list(examples['right'])))
-        y = examples['label'].to_numpy()
-        cut = int(len(X) * (1 - held_out)) // 2 * 2                     # keep each positive with its negative
-        self.clf = LogisticRegression(C=C, max_iter=2000, random_state=seed).fit(X[:cut], y[:cut])
-        self.accuracy = {'train': float(self.clf.score(X[:cut], y[:cut])),
-                         'held-out': float(self.clf.score(X[cut:], y[cut:])) if cut < len(X) else float('nan')}
-        return self
-    def log_prob(self, sentences:list, contexts:pd.DataFrame)->np.ndarray:
-        "log p(y = 1 | c<, s, c>) for every sentence × context: an (n_sentences, n_contexts) matrix."
-        if self.clf is None: raise AugsbertError("CoherenceModel: train it first (CoherenceModel.train).")
-        s, l, r = self.embed(list(sentences)), self.embed(list(contexts['left'])), self.embed(list(contexts['right']))
-        m, d = len(l), s.shape[1]
-        w, b = self.clf.coef_[0], self.clf.intercept_[0]
-        W = [w[i * d:(i + 1) * d] for i in range(7)]
-        # the logit, expanded so that no (n × m × features) tensor is built: linear terms are products, |a−b| is not
-        z = (s * W[0]) @ l.T + (s * W[1]) @ r.T + (l @ W[4])[None, :] + (s @ W[5])[:, None] + (r @ W[6])[None, :] + b
-        if len(s) <= m:                                                    # the |·| terms, along the shorter side
-            for i in range(len(s)): z[i] += np.abs(l - s[i]) @ W[2] + np.abs(s[i] - r) @ W[3]
-        else:
-            for j in range(m): z[:, j] += np.abs(l[j] - s) @ W[2] + np.abs(s - r[j]) @ W[3]
-        return -np.logaddexp(0, -z)                                       # log sigmoid
 
+# %% ../../nbs/14_contexts.ipynb #c8a3b250
+@patch
+def train(self:CoherenceModel, examples:pd.DataFrame, held_out:float=0.2, C:float=1.0, seed:int=42)->CoherenceModel:
+    "Fit on `coherence_examples` (the last `held_out` fraction scores the held-out accuracy)."
+    from sklearn.linear_model import LogisticRegression
+    if examples['label'].nunique() < 2: raise DataError("CoherenceModel.train: the examples need both labels.")
+    X = _coherence_features(self.embed(list(examples['sentence'])), self.embed(list(examples['left'])), self.embed(list(examples['right'])))
+    y = examples['label'].to_numpy()
+    cut = int(len(X) * (1 - held_out)) // 2 * 2                     # keep each positive with its negative
+    self.clf = LogisticRegression(C=C, max_iter=2000, random_state=seed).fit(X[:cut], y[:cut])
+    self.accuracy = {'train': float(self.clf.score(X[:cut], y[:cut])),
+                     'held-out': float(self.clf.score(X[cut:], y[cut:])) if cut < len(X) else float('nan')}
+    return self
+
+# %% ../../nbs/14_contexts.ipynb #a080a310
+@patch
+def log_prob(self:CoherenceModel, sentences:list, contexts:pd.DataFrame)->np.ndarray:
+    "log p(y = 1 | c<, s, c>) for every sentence × context: an (n_sentences, n_contexts) matrix."
+    if self.clf is None: raise AugsbertError("CoherenceModel: train it first (CoherenceModel.train).")
+    s, l, r = self.embed(list(sentences)), self.embed(list(contexts['left'])), self.embed(list(contexts['right']))
+    m, d = len(l), s.shape[1]
+    w, b = self.clf.coef_[0], self.clf.intercept_[0]
+    W = [w[i * d:(i + 1) * d] for i in range(7)]
+    # the logit, expanded so that no (n × m × features) tensor is built: linear terms are products, |a−b| is not
+    z = (s * W[0]) @ l.T + (s * W[1]) @ r.T + (l @ W[4])[None, :] + (s @ W[5])[:, None] + (r @ W[6])[None, :] + b
+    if len(s) <= m:                                                    # the |·| terms, along the shorter side
+        for i in range(len(s)): z[i] += np.abs(l - s[i]) @ W[2] + np.abs(s[i] - r) @ W[3]
+    else:
+        for j in range(m): z[:, j] += np.abs(l[j] - s) @ W[2] + np.abs(s - r[j]) @ W[3]
+    return -np.logaddexp(0, -z)                                       # log sigmoid
+
+# %% ../../nbs/14_contexts.ipynb #8bef3d78
 def coherence_scorer(model:CoherenceModel)->Scorer:
     "The trained `CoherenceModel` as a `Scorer`."
     return Scorer('coherence', 'log p(coherent | c<, s, c>), logistic regression on frozen MiniLM embeddings', model.log_prob, model.embed)
@@ -198,7 +210,7 @@ def check_scorer(name:str)->str:
     if name not in SCORERS: raise unknown_name('context scorer', name, SCORERS)
     return name
 
-# %% ../../nbs/14_contexts.ipynb #d9fb2e6c
+# %% ../../nbs/14_contexts.ipynb #6e3fa3eb
 SELECTIONS = ('two-step', 'no-diversity', 'random')
 
 def _words(s:str)->set:
@@ -210,6 +222,7 @@ def jaccard_words(a:str, b:str)->float:
     x, y = _words(a), _words(b)
     return len(x & y) / len(x | y) if x | y else 0.0
 
+# %% ../../nbs/14_contexts.ipynb #95693d2f
 def greedy_diverse(order:list, # candidate context ids, best first
                    contexts:pd.DataFrame, # the corpus's contexts (chunk, before)
                    size:int, # |𝒞_s|
@@ -226,6 +239,7 @@ def greedy_diverse(order:list, # candidate context ids, best first
         taken.append(int(j))
     return taken
 
+# %% ../../nbs/14_contexts.ipynb #74a02d21
 def check_context_budget(size:int, # |𝒞_s|
                          candidates:int, # chunks retrieved per sentence
                          selection:str='two-step' # a name in SELECTIONS
@@ -237,6 +251,7 @@ def check_context_budget(size:int, # |𝒞_s|
         raise AugsbertError(f"Origin: |C| = {size} contexts cannot come from {candidates} retrieved chunks under the two-step rule "
                             f"(at most one context per chunk): retrieve at least {size} chunks (-p ctx_candidates={size}) or ask for fewer contexts.")
 
+# %% ../../nbs/14_contexts.ipynb #c35db85d
 @dataclass
 class Origin:
     "Eq. 4: sentence similarity from the fit scores over the union of the two sentences' context sets."
@@ -254,53 +269,62 @@ class Origin:
         self.retriever = ChunkRetriever(self.corpus) if self.selection != 'random' else None
         self._by_chunk = self.corpus.contexts.groupby('chunk').indices
         self._sets, self._fit = {}, {}
-    def context_sets(self, sentences:list)->dict:
-        "{sentence: [context ids]} (𝒞_s), computed for the sentences not seen yet."
-        new = [s for s in dict.fromkeys(map(str, sentences)) if s not in self._sets]
-        if not new: return {s: self._sets[s] for s in map(str, sentences)}
-        ctx = self.corpus.contexts
-        if self.selection == 'random':
-            for s in new:
-                rng = np.random.default_rng([self.seed, int(hashlib.sha256(s.encode()).hexdigest()[:8], 16)])   # stable across processes
-                self._sets[s] = sorted(rng.choice(len(ctx), size=min(self.size, len(ctx)), replace=False).tolist())
-            if self.scorer.prepare is not None:
-                every = sorted({j for s in new for j in self._sets[s]})
-                self.scorer.prepare(new + ctx['left'].iloc[every].tolist() + ctx['right'].iloc[every].tolist())
-        else:
-            found = self.retriever.search(new, self.candidates)
-            cands = [np.concatenate([self._by_chunk[c] for c, _ in hits]) if hits else np.zeros(0, int) for hits in found]
-            if self.scorer.prepare is not None:                          # one batch for every text the scorer will see
-                every = np.unique(np.concatenate(cands)) if cands else np.zeros(0, int)
-                self.scorer.prepare(new + ctx['left'].iloc[every].tolist() + ctx['right'].iloc[every].tolist())
-            for s, cand in zip(new, cands):
-                if len(cand):
-                    sc = self.scorer.fit([s], ctx.iloc[cand])[0]
-                    order = cand[np.argsort(-sc, kind='stable')]
-                    chosen = greedy_diverse(list(order), ctx, self.size, self.selection == 'two-step', self.max_jaccard)
-                else: chosen = []
-                if len(chosen) < self.size: self.short_sets += 1
-                self._sets[s] = chosen
-        return {s: self._sets[s] for s in map(str, sentences)}
-    def fit_scores(self, sentence:str, ids:list)->np.ndarray:
-        "S(sentence, c) for the context ids `ids` (cached per (sentence, context))."
-        miss = [j for j in ids if (sentence, j) not in self._fit]
-        if miss:
-            for j, v in zip(miss, self.scorer.fit([sentence], self.corpus.contexts.iloc[miss])[0]): self._fit[(sentence, j)] = float(v)
-        return np.array([self._fit[(sentence, j)] for j in ids])
-    def similarity(self, pairs:pd.DataFrame, # sentence1, sentence2
-                   progress:bool=False)->np.ndarray:
-        "Eq. 4 for every pair (0.0 for a pair neither of whose sentences retrieves a context)."
-        from tqdm.auto import tqdm
-        a, b = pairs['sentence1'].astype(str).tolist(), pairs['sentence2'].astype(str).tolist()
-        sets = self.context_sets(a + b)
-        out = np.zeros(len(a))
-        for i, (s1, s2) in enumerate(tqdm(list(zip(a, b)), desc='Origin', disable=not progress)):
-            ids = list(dict.fromkeys(sets[s1] + sets[s2]))
-            if not ids: self.empty_pairs += 1; continue
-            v1, v2 = self.fit_scores(s1, ids), self.fit_scores(s2, ids)
-            den = np.linalg.norm(v1) * np.linalg.norm(v2)
-            out[i] = float(v1 @ v2 / den) if den > 0 else 0.0
-        return out
+
+# %% ../../nbs/14_contexts.ipynb #5ad52d35
+@patch
+def context_sets(self:Origin, sentences:list)->dict:
+    "{sentence: [context ids]} (𝒞_s), computed for the sentences not seen yet."
+    new = [s for s in dict.fromkeys(map(str, sentences)) if s not in self._sets]
+    if not new: return {s: self._sets[s] for s in map(str, sentences)}
+    ctx = self.corpus.contexts
+    if self.selection == 'random':
+        for s in new:
+            rng = np.random.default_rng([self.seed, int(hashlib.sha256(s.encode()).hexdigest()[:8], 16)])   # stable across processes
+            self._sets[s] = sorted(rng.choice(len(ctx), size=min(self.size, len(ctx)), replace=False).tolist())
+        if self.scorer.prepare is not None:
+            every = sorted({j for s in new for j in self._sets[s]})
+            self.scorer.prepare(new + ctx['left'].iloc[every].tolist() + ctx['right'].iloc[every].tolist())
+    else:
+        found = self.retriever.search(new, self.candidates)
+        cands = [np.concatenate([self._by_chunk[c] for c, _ in hits]) if hits else np.zeros(0, int) for hits in found]
+        if self.scorer.prepare is not None:                          # one batch for every text the scorer will see
+            every = np.unique(np.concatenate(cands)) if cands else np.zeros(0, int)
+            self.scorer.prepare(new + ctx['left'].iloc[every].tolist() + ctx['right'].iloc[every].tolist())
+        for s, cand in zip(new, cands):
+            if len(cand):
+                sc = self.scorer.fit([s], ctx.iloc[cand])[0]
+                order = cand[np.argsort(-sc, kind='stable')]
+                chosen = greedy_diverse(list(order), ctx, self.size, self.selection == 'two-step', self.max_jaccard)
+            else: chosen = []
+            if len(chosen) < self.size: self.short_sets += 1
+            self._sets[s] = chosen
+    return {s: self._sets[s] for s in map(str, sentences)}
+
+# %% ../../nbs/14_contexts.ipynb #b5008389
+@patch
+def fit_scores(self:Origin, sentence:str, ids:list)->np.ndarray:
+    "S(sentence, c) for the context ids `ids` (cached per (sentence, context))."
+    miss = [j for j in ids if (sentence, j) not in self._fit]
+    if miss:
+        for j, v in zip(miss, self.scorer.fit([sentence], self.corpus.contexts.iloc[miss])[0]): self._fit[(sentence, j)] = float(v)
+    return np.array([self._fit[(sentence, j)] for j in ids])
+
+# %% ../../nbs/14_contexts.ipynb #b92f29d9
+@patch
+def similarity(self:Origin, pairs:pd.DataFrame, # sentence1, sentence2
+               progress:bool=False)->np.ndarray:
+    "Eq. 4 for every pair (0.0 for a pair neither of whose sentences retrieves a context)."
+    from tqdm.auto import tqdm
+    a, b = pairs['sentence1'].astype(str).tolist(), pairs['sentence2'].astype(str).tolist()
+    sets = self.context_sets(a + b)
+    out = np.zeros(len(a))
+    for i, (s1, s2) in enumerate(tqdm(list(zip(a, b)), desc='Origin', disable=not progress)):
+        ids = list(dict.fromkeys(sets[s1] + sets[s2]))
+        if not ids: self.empty_pairs += 1; continue
+        v1, v2 = self.fit_scores(s1, ids), self.fit_scores(s2, ids)
+        den = np.linalg.norm(v1) * np.linalg.norm(v2)
+        out[i] = float(v1 @ v2 / den) if den > 0 else 0.0
+    return out
 
 # %% ../../nbs/14_contexts.ipynb #9c51af4b
 PAPER = dict(

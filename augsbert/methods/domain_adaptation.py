@@ -40,6 +40,7 @@ ROWS = {'upper': 'SBERT (in-domain, upper bound)', 'augsbert': 'AugSBERT (source
         'lower': 'SBERT (source, lower bound)', 'zero-shot': 'untrained bi-encoder (zero-shot)',
         'teacher': 'source cross-encoder on the target'}
 
+# %% ../../nbs/11_domain.ipynb #fd710535
 @dataclass(frozen=True)
 class DomainConfig:
     "How the target's pairs are chosen and labelled (the `[domain]` settings)."
@@ -94,6 +95,7 @@ def check_domains(source:str, target:str, # data set names (`-p source`, `-p tar
         raise AugsbertError(f"-p source={source} and -p target={target}: domain adaptation needs two different domains. "
                             "Fix: pick another target (augsbert data list), or run the in_domain experiment for one data set.")
 
+# %% ../../nbs/11_domain.ipynb #9fe4326b
 def check_target(target:PairSplits, # the target data set
                  cfg:DomainConfig # how its pairs are chosen
                 ):
@@ -110,6 +112,7 @@ def check_target(target:PairSplits, # the target data set
         raise DataError(f"target {target.name!r} has no training pairs for -p target_pairs={cfg.target_pairs}. Fix: -p target_pairs=user "
                         "-p target_file=pairs.tsv, or -p target_pairs=mined -p target_file=sentences.txt.")
 
+# %% ../../nbs/11_domain.ipynb #8282e581
 def score_mapping(source_task:str, target_task:str, label_mode:str='soft')->str:
     "How the source cross-encoder's scores become the target's silver labels, in one sentence (recorded with every run)."
     what = {'classification': "its probability that the two are duplicates/paraphrases",
@@ -153,6 +156,7 @@ def cap_pairs(df:pd.DataFrame, n:int)->pd.DataFrame:
     if not n or n >= len(df): return df.reset_index(drop=True)
     return df.sample(frac=1.0, random_state=SPLIT_SEED).iloc[:n].reset_index(drop=True)
 
+# %% ../../nbs/11_domain.ipynb #cbb4c2a2
 def target_pair_set(target:PairSplits, # the target (its train split capped by the caller for target_pairs=paper)
                     cfg:DomainConfig, # how the pairs are chosen
                     source_train:pd.DataFrame|None=None, # the source's gold pairs (semantic-search mining embeds with SBERT trained on them)
@@ -197,6 +201,7 @@ def bi_encoder_seed(train:pd.DataFrame, # training pairs (sentence1, sentence2, 
         return r
     return cached_json('da-bi-encoder', key, compute)
 
+# %% ../../nbs/11_domain.ipynb #25cac341
 def zero_shot(target:PairSplits, proto:Protocol)->dict:
     "The untrained student's cosine scores on the target's dev and test (deterministic: one result)."
     key = stage_key('da-zero-shot', code=DA_CODE + (zero_shot, da_scores), dev=frame_key(target.dev), test=frame_key(target.test),
@@ -209,6 +214,7 @@ def zero_shot(target:PairSplits, proto:Protocol)->dict:
         return dict(seed=None, **da_scores(target.task, dev, target.dev['score'], test, target.test['score']))
     return cached_json('da-zero-shot', key, compute)
 
+# %% ../../nbs/11_domain.ipynb #1ada35a8
 def teacher_seed(source_train:pd.DataFrame, target:PairSplits, proto:Protocol, seed:int, progress:bool=True,
                  timings:dict|None=None)->dict:
     "The source cross-encoder of `seed` scored on the target's dev and test; cached (the model too: `get_cross_encoder`)."
@@ -224,6 +230,7 @@ def teacher_seed(source_train:pd.DataFrame, target:PairSplits, proto:Protocol, s
         return r
     return cached_json('da-teacher', key, compute)
 
+# %% ../../nbs/11_domain.ipynb #3d7d7053
 def silver_target(source:PairSplits, # the source (its train split: the teacher's gold pairs; its dev: the threshold)
                   source_train:pd.DataFrame, # the (capped) source gold pairs
                   pairs:pd.DataFrame, # the unlabelled target pairs
@@ -257,6 +264,7 @@ def _summary(rows:list[dict])->dict:
         if len(v): out[f'{k}_mean'], out[f'{k}_std'] = float(v.mean()), float(v.std(ddof=1)) if len(v) > 1 else 0.0
     return out
 
+# %% ../../nbs/11_domain.ipynb #59461468
 def run_domain(source:PairSplits, # the labelled source (train capped by the caller)
                target:PairSplits, # the target (train capped by the caller: the upper bound's gold and the paper's pairs)
                proto:Protocol, # models and training settings (see `augsbert.protocol.protocol_from_profile`)

@@ -51,6 +51,7 @@ class Method:
 
 METHODS: dict[str, Method] = {}
 
+# %% ../../nbs/10_methods.ipynb #8a165da6
 def register_method(name:str, # the method's name (the `-p method=` value)
                     title:str, # the paper's row name
                     families:tuple=(), # settings.ini families it reads
@@ -63,6 +64,7 @@ def register_method(name:str, # the method's name (the `-p method=` value)
         return fn
     return deco
 
+# %% ../../nbs/10_methods.ipynb #1897965e
 def get_method(name:str, # a name in `METHODS`
                silver_only:bool=False # the run stops after the silver labels (AugSBERT methods only)
               )->Method:
@@ -220,6 +222,7 @@ class Cell:
     silver_only: bool = False
     unlabelled: list = field(default_factory=list)   # the rest of the training text (`-p silver_pool=train`)
 
+# %% ../../nbs/10_methods.ipynb #70cac4f3
 @register_method('bert', 'BERT', teacher=True)
 def run_bert(cell:Cell)->dict:
     "BERT: the cross-encoder itself, scored on dev and test."
@@ -230,6 +233,7 @@ def run_sbert(cell:Cell)->dict:
     "SBERT: the bi-encoder trained on the gold pairs."
     return dict(per_seed=seed_results('bi-encoder', cell.train, cell.splits, cell.proto, cell.progress, cell.timings))
 
+# %% ../../nbs/10_methods.ipynb #b725b4f8
 @register_method('sbert-nlpaug', 'SBERT-NLPAug', families=('nlpaug',))
 def run_nlpaug(cell:Cell)->dict:
     "SBERT-NLPAug: the bi-encoder on the gold pairs plus one synonym-replaced copy of each (WordNet)."
@@ -243,6 +247,7 @@ def run_nlpaug(cell:Cell)->dict:
     return dict(augmented=dict(pairs=len(aug), changed_share=float(changed.mean())),
                 per_seed=seed_results('bi-encoder', both, cell.splits, cell.proto, cell.progress, cell.timings))
 
+# %% ../../nbs/10_methods.ipynb #a7d31b37
 def silver_summary(silver:pd.DataFrame)->dict:
     "Size, mean score and share of scores >= 0.5 of a silver set (None for the last two when it is empty)."
     return dict(pairs=len(silver), mean_score=float(silver['score'].mean()) if len(silver) else None,
@@ -252,6 +257,7 @@ def pool_sentences(cell:Cell)->list:
     "The unlabelled sentences AugSBERT may pair beside the gold ones: none for `silver_pool=gold` (the paper)."
     return list(cell.unlabelled) if cell.proto.options.get('silver_pool') == 'train' else []
 
+# %% ../../nbs/10_methods.ipynb #258888cd
 def check_silver(silver:pd.DataFrame, # the silver pairs `get_silver` made
                  sampler:str, # the sampler that drew them (a name in `SAMPLERS`)
                  splits:PairSplits, # the data set
@@ -280,6 +286,7 @@ def check_silver(silver:pd.DataFrame, # the silver pairs `get_silver` made
                 f"Try -p teacher=cross-encoder, or a larger -p {s.size_key}, and compare with -p method=sbert."]
     return []
 
+# %% ../../nbs/10_methods.ipynb #9ffb7c07
 def run_augsbert(cell:Cell, sampler:str)->dict:
     "AugSBERT: the student on gold + the silver pairs of `sampler` labelled by the teacher; an empty silver set is an error."
     silver = get_silver(sampler, cell.splits, cell.train, cell.proto, cell.progress, cell.timings, pool_sentences(cell))
@@ -303,6 +310,7 @@ def summarise(results:list[dict])->dict:
         out[f'{k}_mean'] = float(v.mean()); out[f'{k}_std'] = float(v.std(ddof=1)) if len(v) > 1 else 0.0
     return out
 
+# %% ../../nbs/10_methods.ipynb #55814ebd
 def run_method(method:str, # a name in `METHODS`
                splits:PairSplits, # the data set (train may be capped by the caller)
                proto:Protocol, # the settings (see `protocol_from_profile`)
@@ -329,11 +337,13 @@ def run_method(method:str, # a name in `METHODS`
     if speed and not silver_only: out['throughput'] = measure_throughput(method, splits, proto)
     return out, cell.timings
 
+# %% ../../nbs/10_methods.ipynb #d0af383f
 def _unlabelled(gold:pd.DataFrame, sentences)->list:
     "`sentences` without the gold ones, each once, in order."
     seen = set(gold['sentence1']) | set(gold['sentence2'])
     return [x for x in dict.fromkeys(sentences) if x not in seen]
 
+# %% ../../nbs/10_methods.ipynb #911568e8
 def measure_throughput(method:str, # a name in `METHODS`
                        splits:PairSplits, # its test sentences (pairs, for the cross-encoder) are timed
                        proto:Protocol, # the model: the student, or the cross-encoder for 'bert'

@@ -33,7 +33,7 @@ SETTINGS_FAMILY = register_settings('arguebert-finetune', dict(   # this method'
     abft_max_test_pairs=int,  # ArgueBERT fine-tuning: test pairs (0: all, the paper; the smoke profile samples)
 ), bounds=dict(abft_epochs='[1,)', abft_batch='[1,)', abft_lr='(0,1]', abft_max_len='[4,)', abft_max_train_pairs='[0,)', abft_max_test_pairs='[0,)'))
 
-# %% ../../../nbs/13a_arguebert_finetune.ipynb #08296780
+# %% ../../../nbs/13a_arguebert_finetune.ipynb #2dc45c0c
 DISTANCES = ('cosine', 'manhattan', 'euclidean')
 
 def pair_similarities(u:np.ndarray, # embeddings of the first sentences, one row per pair
@@ -48,6 +48,7 @@ def pair_similarities(u:np.ndarray, # embeddings of the first sentences, one row
         return (u * v).sum(1) / np.maximum(np.linalg.norm(u, axis=1) * np.linalg.norm(v, axis=1), 1e-12)
     return -(np.abs(u - v).sum(1) if distance == 'manhattan' else np.linalg.norm(u - v, axis=1))
 
+# %% ../../../nbs/13a_arguebert_finetune.ipynb #fee4e50e
 def correlations(u:np.ndarray, v:np.ndarray, # pair embeddings (see `pair_similarities`)
                  gold, # gold scores, one per pair
                  distances:tuple=DISTANCES
@@ -63,7 +64,7 @@ def correlations(u:np.ndarray, v:np.ndarray, # pair embeddings (see `pair_simila
         out[f'{d}_spearman'] = spearman(s, gold)
     return out
 
-# %% ../../../nbs/13a_arguebert_finetune.ipynb #8f339d8e
+# %% ../../../nbs/13a_arguebert_finetune.ipynb #91419ed7
 @dataclass(frozen=True)
 class Encoder:
     "One kind of encoder for the fine-tuning experiment."
@@ -84,6 +85,7 @@ def check_encoder(name:str)->Encoder:
     if name not in ENCODERS: raise unknown_name('encoder (-p encoder)', name, ENCODERS)
     return ENCODERS[name]
 
+# %% ../../../nbs/13a_arguebert_finetune.ipynb #8c262db2
 def pretrain_recipe(cfg:dict # resolved settings (see `augsbert.config.get_profile`)
                    )->dict:
     "The `pretrained_encoder` arguments the `[arguebert]` settings (and `seed`, `bi_encoder`) describe."
@@ -106,6 +108,7 @@ def _arguebert(cfg, device):
 def _arguebert_id(cfg):
     return dict(encoder='arguebert', pretrain=pretrain_key(**pretrain_recipe(cfg))[0])
 
+# %% ../../../nbs/13a_arguebert_finetune.ipynb #a92b93aa
 def random_encoder(size:str='mini', # a key of `augsbert.methods.arguebert.pretraining.SIZES`
                    seed:int=42,
                    base:str='sentence-transformers/all-MiniLM-L6-v2' # whose WordPiece vocabulary it uses
@@ -130,6 +133,7 @@ def _random(cfg, device):
 
 def _random_id(cfg): return dict(encoder='random', size=cfg['ab_size'], seed=cfg['seed'])
 
+# %% ../../../nbs/13a_arguebert_finetune.ipynb #257f3763
 def _packaged_id(name):
     def identity(cfg):
         src = resolve_model(cfg['bi_encoder'])
@@ -142,6 +146,7 @@ def _minilm(cfg, device):
 def _avg_tokens(cfg, device):
     return static_from_tokens(load_bi_encoder(cfg['bi_encoder'], device))
 
+# %% ../../../nbs/13a_arguebert_finetune.ipynb #cf93371d
 _OBJ = {'nsp': 'NSP', 'sp': 'sim. pred.', 'order': 'order pred.', 'edge': 'edge val. (same topic)'}
 register_encoder(Encoder('arguebert', lambda c: f"{'ArgueBERT' if c['ab_objective'] != 'nsp' else 'BERT'} {_OBJ[c['ab_objective']]}, "
                                                 f"{c['ab_setting'] if c['ab_setting'] == 'continued' else c['ab_size'] + ' from scratch'}",
@@ -169,7 +174,7 @@ def _student(base, o, device):
 register_student(Student('arguebert', 'transformer', lambda o: f"ArgueBERT {o['ab_objective']} ({o['ab_setting']})", _student,
                          ARGUEBERT_SETTINGS, check=check_student_settings))
 
-# %% ../../../nbs/13a_arguebert_finetune.ipynb #d11e1738
+# %% ../../../nbs/13a_arguebert_finetune.ipynb #a956eca2
 TASKS = {  # task -> (data set, folds averaged; None: the data set has one split)
     'bws': ('bws-cross-topic', (None,)),
     'ukp': ('ukp-aspect', (0, 1, 2, 3)),
@@ -195,6 +200,7 @@ class FinetuneConfig:
             if not isinstance(getattr(self, k), int) or getattr(self, k) < 0:
                 raise AugsbertError(f"FinetuneConfig.{k} must be an integer >= 0, got {getattr(self, k)!r}.")
 
+# %% ../../../nbs/13a_arguebert_finetune.ipynb #0b8a5cdb
 def check_tasks(tasks)->list:
     "`tasks` as a list of names in `TASKS` (a clear error otherwise)."
     tasks = [tasks] if isinstance(tasks, str) else list(tasks)
@@ -203,6 +209,7 @@ def check_tasks(tasks)->list:
         if t not in TASKS: raise unknown_name('task', t, TASKS)
     return tasks
 
+# %% ../../../nbs/13a_arguebert_finetune.ipynb #6a32997b
 def task_splits(task:str, # a name in `TASKS`
                 fold:int|None=None # the fold (ukp)
                )->tuple:
@@ -214,7 +221,7 @@ def task_splits(task:str, # a name in `TASKS`
     cols = ['sentence1', 'sentence2', 'score']
     return d.train[cols].reset_index(drop=True), d.test[cols].reset_index(drop=True)
 
-# %% ../../../nbs/13a_arguebert_finetune.ipynb #66c895e1
+# %% ../../../nbs/13a_arguebert_finetune.ipynb #da3afb39
 def score_encoder(model, # a `SentenceTransformer`
                   test:pd.DataFrame, # test pairs: sentence1, sentence2, score
                   sam:bool=False, # also SAM over `SAM_THRESHOLDS` (paraphrase data: score 1 = paraphrase)
@@ -233,6 +240,7 @@ def score_encoder(model, # a `SentenceTransformer`
         out['sam'] = sam_sweep(emb[[pos[t] for t in sents]], partners, SAM_THRESHOLDS).to_dict('records')
     return out
 
+# %% ../../../nbs/13a_arguebert_finetune.ipynb #5616bf7a
 def sam_at(scores:dict, # a `score_encoder` result with 'sam'
            threshold:float=0.8)->dict:
     "The SAM row of `scores` at `threshold`."

@@ -105,7 +105,7 @@ def order_pairs(documents, # running text: a list of documents, each a list of s
         rows.append((a, b, 1) if k % 2 == 0 else (b, a, 0))
     return pd.DataFrame(rows, columns=PAIR_COLUMNS)
 
-# %% ../../../nbs/13_arguebert.ipynb #39a91398
+# %% ../../../nbs/13_arguebert.ipynb #cb5374d8
 def edge_pairs(arguments:pd.DataFrame, # arguments with a topic: columns sentence, topic
                n:int, # pairs to draw (half same topic, half different topics)
                topics=None, # the topics allowed (the data set's training topics); None: every topic in `arguments`
@@ -129,6 +129,7 @@ def edge_pairs(arguments:pd.DataFrame, # arguments with a topic: columns sentenc
             t, u = rng.sample(sorted(by_topic), 2); rows.append((rng.choice(by_topic[t]), rng.choice(by_topic[u]), 0))
     return pd.DataFrame(rows, columns=PAIR_COLUMNS)
 
+# %% ../../../nbs/13_arguebert.ipynb #6efcfc34
 def topic_arguments(splits # a `PairSplits` with a `topic` column (bws-cross-topic, ukp-aspect)
                    )->tuple[pd.DataFrame, list]:
     "(arguments of the training split with their topic, the training topics) — the only topics `edge_pairs` may use."
@@ -137,7 +138,7 @@ def topic_arguments(splits # a `PairSplits` with a `topic` column (bws-cross-top
     args = pd.DataFrame(dict(sentence=[*tr['sentence1'], *tr['sentence2']], topic=[*tr['topic'], *tr['topic']])).drop_duplicates('sentence')
     return args, sorted(tr['topic'].unique())
 
-# %% ../../../nbs/13_arguebert.ipynb #119076ed
+# %% ../../../nbs/13_arguebert.ipynb #ad28b5ae
 def sam_counts(embeddings:np.ndarray, # one row per sentence (any scale; cosine is taken)
                partners:list, # for each sentence, the set of indices of its true paraphrases (empty: unpaired)
                threshold:float=0.8 # predict a paraphrase when the nearest neighbour's cosine ≥ this
@@ -166,10 +167,12 @@ def sam_counts(embeddings:np.ndarray, # one row per sentence (any scale; cosine 
     return dict(threshold=threshold, tp=tp, fp=fp, fn=fn, tn=tn, accuracy=100 * (tp + tn) / n, precision=100 * prec,
                 recall=100 * rec, f1=100 * f1)
 
+# %% ../../../nbs/13_arguebert.ipynb #16d13ea5
 def sam_sweep(embeddings:np.ndarray, partners:list, thresholds=tuple(np.round(np.arange(0.5, 0.99, 0.05), 2)))->pd.DataFrame:
     "`sam_counts` at each threshold: one row per threshold."
     return pd.DataFrame([sam_counts(embeddings, partners, t) for t in thresholds])
 
+# %% ../../../nbs/13_arguebert.ipynb #5eb4a74f
 def sam_set(pairs:pd.DataFrame # labelled pairs: sentence1, sentence2, score (1 = paraphrase), e.g. MRPC's test split
            )->tuple[list[str], list[set]]:
     "(sentences, partners): every distinct sentence of `pairs` and, for each, the indices of its paraphrases (score 1)."
@@ -180,7 +183,7 @@ def sam_set(pairs:pd.DataFrame # labelled pairs: sentence1, sentence2, score (1 
         if y >= 0.5 and a != b: partners[idx[a]].add(idx[b]); partners[idx[b]].add(idx[a])
     return sents, partners
 
-# %% ../../../nbs/13_arguebert.ipynb #005e4282
+# %% ../../../nbs/13_arguebert.ipynb #ce813c06
 OBJECTIVES = {
     'nsp': 'next-sentence prediction: consecutive sentences of the corpus vs a random sentence (BERT; the baseline)',
     'sp': 'similarity prediction: QQP duplicates vs a random question (the paper; gold QQP negatives as an ablation)',
@@ -193,6 +196,7 @@ def check_objective(name:str)->str:
     if name not in OBJECTIVES: raise unknown_name('pre-training objective', name, OBJECTIVES)
     return name
 
+# %% ../../../nbs/13_arguebert.ipynb #8804f0af
 def pair_objective_data(objective:str, # a name in `OBJECTIVES`
                         n:int, # pairs to draw
                         seed:int=42,
@@ -211,7 +215,7 @@ def pair_objective_data(objective:str, # a name in `OBJECTIVES`
     args, topics = topic_arguments(load_dataset(edge_data))
     return edge_pairs(args, n, topics, seed)
 
-# %% ../../../nbs/13_arguebert.ipynb #d671e843
+# %% ../../../nbs/13_arguebert.ipynb #8eb42c99
 def _bert_output():
     from transformers.models.bert.modeling_bert import BertForPreTrainingOutput
     return BertForPreTrainingOutput
@@ -231,6 +235,7 @@ def masked_pair_model(base:str|None=None, # a BERT-type model folder or name to 
             return cls.from_pretrained(resolve_model(base).load_path)
         return cls(BertConfig(**(config or {})))
 
+# %% ../../../nbs/13_arguebert.ipynb #dde078e3
 _CLS = None
 def _masked_pair_class():
     "BertForPreTraining whose MLM head scores only the masked positions (built on first use: transformers imports lazily)."
@@ -255,6 +260,7 @@ def _masked_pair_class():
     _CLS = MaskedPairPreTraining
     return _CLS
 
+# %% ../../../nbs/13_arguebert.ipynb #e6e7aa2e
 def pair_dataset(pairs:pd.DataFrame, # labelled pairs (sentence1, sentence2, label: 1 = the relation holds)
                  tokenizer, max_length:int=128):
     "A `datasets.Dataset` of tokenised pairs with BERT's pair label (0 = the relation holds, 1 = it does not)."
@@ -265,7 +271,7 @@ def pair_dataset(pairs:pd.DataFrame, # labelled pairs (sentence1, sentence2, lab
                     max_length=max_length)
     return Dataset.from_dict(dict(enc, next_sentence_label=(1 - pairs['label'].astype(int)).tolist()))
 
-# %% ../../../nbs/13_arguebert.ipynb #8d61bc47
+# %% ../../../nbs/13_arguebert.ipynb #33c36a09
 @dataclass(frozen=True)
 class PretrainConfig:
     "One pre-training budget: the same for every objective."
@@ -284,6 +290,7 @@ class PretrainConfig:
         if not 0 < self.mlm_probability < 1: raise AugsbertError(f"mlm_probability must be in (0, 1), got {self.mlm_probability}.")
         if not self.lr > 0: raise AugsbertError(f"lr must be positive, got {self.lr}.")
 
+# %% ../../../nbs/13_arguebert.ipynb #803df04c
 def pretrain(model, # a `masked_pair_model`
              tokenizer, # its tokenizer
              pairs:pd.DataFrame, # labelled pairs of one objective (`pair_objective_data`)
@@ -306,6 +313,7 @@ def pretrain(model, # a `masked_pair_model`
     trainer.train(resume_from_checkpoint=str(ck[-1]) if ck else None)
     return trainer.model, trainer.state.global_step
 
+# %% ../../../nbs/13_arguebert.ipynb #c1f532cc
 def pretrain_accuracy(model, tokenizer, pairs:pd.DataFrame, # held-out labelled pairs of the objective
                       max_length:int=128, mlm_probability:float=0.15, seed:int=0, batch_size:int=64)->dict:
     "MLM accuracy (at masked positions) and pair accuracy of `model` on held-out pairs, with a seeded masking."
@@ -324,7 +332,7 @@ def pretrain_accuracy(model, tokenizer, pairs:pd.DataFrame, # held-out labelled 
             phit += int((out.seq_relationship_logits.argmax(-1) == b['next_sentence_label']).sum()); pn += len(b['next_sentence_label'])
     return dict(mlm_accuracy=hit / n if n else float('nan'), pair_accuracy=phit / pn, masked_tokens=n, pairs=pn)
 
-# %% ../../../nbs/13_arguebert.ipynb #db1d7905
+# %% ../../../nbs/13_arguebert.ipynb #acd4b051
 SIZES = {  # from-scratch model sizes: BERT-mini (Turc et al. 2019) fits a 45-minute budget on 2 cores; the paper's is BERT-medium
     'mini': dict(hidden_size=256, num_hidden_layers=4, num_attention_heads=4, intermediate_size=1024),
     'medium': dict(hidden_size=512, num_hidden_layers=8, num_attention_heads=8, intermediate_size=2048),
@@ -341,6 +349,7 @@ def held_out_split(pairs:pd.DataFrame, # labelled pairs (sentence1, sentence2, l
     seen = set(key(held))
     return held.reset_index(drop=True), rest[[k not in seen for k in key(rest)]].reset_index(drop=True)
 
+# %% ../../../nbs/13_arguebert.ipynb #1c77f675
 _PRETRAIN_CODE = ('augsbert.methods.arguebert.pretraining', 'augsbert.loaders.corpus')
 
 def pretrain_key(objective:str, # a name in `OBJECTIVES`
@@ -360,6 +369,7 @@ def pretrain_key(objective:str, # a name in `OBJECTIVES`
                   base=base if setting == 'continued' else None, cfg=asdict(cfg or PretrainConfig()), data=data)
     return stage_key('arguebert-pretrain', code=_PRETRAIN_CODE, **recipe), recipe
 
+# %% ../../../nbs/13_arguebert.ipynb #eedeb263
 def pretrained_encoder(objective:str, # a name in `OBJECTIVES`
                        setting:str='scratch', # 'scratch' (a new BERT of `size`) or 'continued' (from `base`)
                        cfg:PretrainConfig|None=None, # the budget (the same for every objective)
