@@ -758,6 +758,8 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                                                                      'augsbert/training.py'),
                                    'augsbert.training.precision_scope': ('training.html#precision_scope', 'augsbert/training.py'),
                                    'augsbert.training.predict_pairs': ('training.html#predict_pairs', 'augsbert/training.py'),
+                                   'augsbert.training.sentence_transformer_run': ( 'training.html#sentence_transformer_run',
+                                                                                   'augsbert/training.py'),
                                    'augsbert.training.set_seed': ('training.html#set_seed', 'augsbert/training.py'),
                                    'augsbert.training.task_score': ('training.html#task_score', 'augsbert/training.py'),
                                    'augsbert.training.train_bi_encoder': ('training.html#train_bi_encoder', 'augsbert/training.py'),

@@ -21,9 +21,9 @@ from .metrics import spearman, best_threshold
 # %% auto #0
 __all__ = ['PRECISIONS', 'SCHEDULES', 'HEADS', 'CE_LOSSES', 'set_seed', 'precision_scope', 'TrainConfig',
            'paper_cross_encoder_config', 'paper_bi_encoder_config', 'training_arguments', 'pairs_dataset', 'task_score',
-           'finite_scores', 'PauseAt', 'DevCurve', 'GuardFinite', 'TrainingRun', 'bi_encoder_scores', 'bi_encoder_run',
-           'train_bi_encoder', 'make_cross_encoder', 'predict_pairs', 'cross_encoder_run', 'train_cross_encoder',
-           'add_time', 'write_card']
+           'finite_scores', 'PauseAt', 'DevCurve', 'GuardFinite', 'TrainingRun', 'bi_encoder_scores',
+           'sentence_transformer_run', 'bi_encoder_run', 'train_bi_encoder', 'make_cross_encoder', 'predict_pairs',
+           'cross_encoder_run', 'train_cross_encoder', 'add_time', 'write_card']
 
 # %% ../nbs/07_training.ipynb #920fa0c7
 def set_seed(seed:int # the seed for python's `random`, numpy and torch
@@ -280,6 +280,26 @@ def _as_bi_encoder(model, device:str):
     "A `SentenceTransformer`: `model` itself, or loaded from a name or folder (see `load_bi_encoder`)."
     return load_bi_encoder(model, device) if isinstance(model, (str, Path)) else model
 
+# %% ../nbs/07_training.ipynb #b1e7aee6
+def sentence_transformer_run(model, # a `SentenceTransformer`
+                             dataset, # a `datasets.Dataset` in the columns `loss` takes
+                             loss, # a sentence-transformers loss (an `nn.Module` holding `model`)
+                             cfg:TrainConfig, # hyper-parameters
+                             what:str='bi-encoder', # the run's name in `repr` and errors
+                             callbacks:list=(), # more `TrainerCallback`s
+                             progress:bool=True, # the trainer's progress bar
+                             drop_last:bool=False, # drop the last incomplete batch (in-batch negatives need full batches)
+                             dev_df:pd.DataFrame|None=None, task:str='regression' # for `evaluate()` without arguments
+                            )->TrainingRun:
+    "A pausable `SentenceTransformerTrainer` run of `loss` on `dataset`; the loss and callbacks are parameters."
+    from sentence_transformers import SentenceTransformerTrainer
+    from sentence_transformers.base.model_card import BaseModelCardCallback
+    args = training_arguments(cfg, tempfile.mkdtemp(prefix=f"augsbert-{what.replace(' ', '-')}-"), False, progress)
+    if drop_last: args.dataloader_drop_last = True
+    trainer = SentenceTransformerTrainer(model=model, args=args, train_dataset=dataset, loss=loss, callbacks=list(callbacks))
+    trainer.remove_callback(BaseModelCardCallback)
+    return TrainingRun(trainer, what, bi_encoder_scores, cfg, dev_df, task)
+
 # %% ../nbs/07_training.ipynb #db6dcb8c
 def bi_encoder_run(model, # a `SentenceTransformer`, or a model name or folder (see `resolve_model`)
                    train_df:pd.DataFrame, # training pairs: sentence1, sentence2, score in [0, 1]
@@ -289,18 +309,14 @@ def bi_encoder_run(model, # a `SentenceTransformer`, or a model name or folder (
                    callbacks:list=(), # more `TrainerCallback`s
                    progress:bool=True # the trainer's progress bar
                   )->TrainingRun:
-    "A pausable SBERT run: `SentenceTransformerTrainer` with `CosineSimilarityLoss` (MSE of the cosine against the score)."
-    from sentence_transformers import SentenceTransformerTrainer
+    "A pausable SBERT run: `sentence_transformer_run` with `CosineSimilarityLoss` (MSE of the cosine against the score)."
     from sentence_transformers.sentence_transformer.losses import CosineSimilarityLoss
-    from sentence_transformers.base.model_card import BaseModelCardCallback
     cfg = cfg or paper_bi_encoder_config()
     data = pairs_dataset(train_df, what='bi-encoder training pairs')
     model = _as_bi_encoder(model, pick_device(cfg.device))
     if hasattr(model[0], 'auto_model'): model.max_seq_length = cfg.max_seq_length   # a transformer (not a static) model
-    trainer = SentenceTransformerTrainer(model=model, args=training_arguments(cfg, tempfile.mkdtemp(prefix='augsbert-be-'), False, progress),
-                                         train_dataset=data, loss=CosineSimilarityLoss(model), callbacks=list(callbacks))
-    trainer.remove_callback(BaseModelCardCallback)
-    return TrainingRun(trainer, 'bi-encoder', bi_encoder_scores, cfg, dev_df, task)
+    return sentence_transformer_run(model, data, CosineSimilarityLoss(model), cfg, 'bi-encoder', callbacks, progress,
+                                    dev_df=dev_df, task=task)
 
 # %% ../nbs/07_training.ipynb #2bd51f5d
 def train_bi_encoder(model, # a `SentenceTransformer`, or a model name or folder

@@ -4,7 +4,7 @@
 
 # %% ../../nbs/12_augcse.ipynb #89ae861e
 from __future__ import annotations
-import math, random, tempfile, time
+import math, random, time
 from dataclasses import dataclass
 from fastcore.basics import patch
 import pandas as pd
@@ -16,7 +16,7 @@ from ..augmenters import AUGMENTERS, resolve_augmenters, synonym_replace, nlpaug
 from ..evaluation import evaluate_embedder
 from ..cache import stage_key, cached_json
 from ..data import load_dataset, norm_text
-from ..training import TrainConfig, TrainingRun, training_arguments
+from ..training import TrainConfig, TrainingRun, sentence_transformer_run
 
 # %% auto #0
 __all__ = ['SETTINGS_FAMILY', 'CORPUS_SOURCES', 'EVAL_SETS', 'VARIANTS', 'POOLINGS', 'TRAIN_KEYS', 'PAPER', 'augment_corpus',
@@ -286,9 +286,6 @@ def augcse_run(model, # a transformer `SentenceTransformer`
               )->TrainingRun:
     "A pausable AugCSE (or SimCSE, see `VARIANTS`) training run on `pairs`."
     from datasets import Dataset
-    from sentence_transformers import SentenceTransformerTrainer
-    from sentence_transformers.base.model_card import BaseModelCardCallback
-    from augsbert.training import bi_encoder_scores
     loss = AugCSELoss(model, n_labels, variant, lam, alpha, temperature)     # checks the settings first
     n = len(pairs) - len(pairs) % cfg.batch_size
     if n < cfg.batch_size: raise DataError(f"{len(pairs)} sentences are fewer than one batch of {cfg.batch_size}: lower the batch size or add sentences.")
@@ -297,11 +294,7 @@ def augcse_run(model, # a transformer `SentenceTransformer`
     ds = Dataset.from_dict(dict(sentence=p['sentence'].astype(str).tolist(), augmented=p['augmented'].astype(str).tolist(),
                                 label=p['label'].astype(int).tolist()))
     model.max_seq_length = cfg.max_seq_length
-    args = training_arguments(cfg, tempfile.mkdtemp(prefix='augsbert-augcse-'), False, progress)
-    args.dataloader_drop_last = True
-    trainer = SentenceTransformerTrainer(model=model, args=args, train_dataset=ds, loss=loss)
-    trainer.remove_callback(BaseModelCardCallback)
-    run = TrainingRun(trainer, 'augcse', bi_encoder_scores, cfg)
+    run = sentence_transformer_run(model, ds, loss, cfg, 'augcse', progress=progress, drop_last=True)   # the shared trainer factory
     run.loss = loss
     return run
 
