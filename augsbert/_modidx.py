@@ -574,6 +574,7 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                  'augsbert.models._unusable': ('models.html#_unusable', 'augsbert/models.py'),
                                  'augsbert.models._verify_weights': ('models.html#_verify_weights', 'augsbert/models.py'),
                                  'augsbert.models.assemble': ('models.html#assemble', 'augsbert/models.py'),
+                                 'augsbert.models.canonical_model': ('models.html#canonical_model', 'augsbert/models.py'),
                                  'augsbert.models.load_bi_encoder': ('models.html#load_bi_encoder', 'augsbert/models.py'),
                                  'augsbert.models.packaged_folder': ('models.html#packaged_folder', 'augsbert/models.py'),
                                  'augsbert.models.part_files': ('models.html#part_files', 'augsbert/models.py'),

@@ -12,8 +12,9 @@ from pathlib import Path
 from .config import AugsbertError, OfflineError, ChecksumError, is_offline, sha256_file, cache_dir, atomic_dir
 
 # %% auto #0
-__all__ = ['PACKAGED_MODELS', 'MODEL_ALIASES', 'DEFAULT_MODEL', 'ASSEMBLED_MARKER', 'ZipPart', 'PackagedModel', 'ModelSource',
-           'part_files', 'assemble', 'packaged_folder', 'resolve_model', 'pick_device', 'load_bi_encoder']
+__all__ = ['PACKAGED_MODELS', 'MODEL_ALIASES', 'DEFAULT_MODEL', 'ASSEMBLED_MARKER', 'ZipPart', 'PackagedModel', 'canonical_model',
+           'ModelSource', 'part_files', 'assemble', 'packaged_folder', 'resolve_model', 'pick_device',
+           'load_bi_encoder']
 
 # %% ../nbs/02_models.ipynb #e5790311
 @dataclass(frozen=True)
@@ -63,6 +64,12 @@ PACKAGED_MODELS = {
 MODEL_ALIASES = {'all-MiniLM-L6-v2': 'sentence-transformers/all-MiniLM-L6-v2', 'minilm': 'sentence-transformers/all-MiniLM-L6-v2',
                  'all-mpnet-base-v2': 'sentence-transformers/all-mpnet-base-v2', 'mpnet': 'sentence-transformers/all-mpnet-base-v2'}
 DEFAULT_MODEL = 'sentence-transformers/all-MiniLM-L6-v2'
+
+# %% ../nbs/02_models.ipynb #832945b4
+def canonical_model(name:str # a hub name, an alias, or a local folder
+                   )->str:
+    "`name` with its alias resolved (`MODEL_ALIASES`): the name two spellings of one model share."
+    return MODEL_ALIASES.get(name, name)
 
 # %% ../nbs/02_models.ipynb #f0e75e00
 @dataclass(frozen=True)

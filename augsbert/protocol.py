@@ -6,7 +6,7 @@
 from __future__ import annotations
 from dataclasses import dataclass, asdict, field
 from .config import AugsbertError, unknown_name, family_settings
-from .models import MODEL_ALIASES
+from .models import canonical_model
 from .training import TrainConfig, HEADS
 from .students import STUDENTS, check_student, student_options, student_config, student_base
 
@@ -58,7 +58,7 @@ Protocol.teacher_base = property(lambda self: self.teacher_model or
 # %% ../nbs/07c_protocol.ipynb #de0668c3
 def same_model(a:str, b:str)->bool:
     "Do two model names (aliases resolved) name the same model?"
-    return MODEL_ALIASES.get(a, a) == MODEL_ALIASES.get(b, b)
+    return canonical_model(a) == canonical_model(b)
 
 def check_teacher_student(proto:Protocol):
     "Refuse a teacher that is the student itself (a gold-tuned bi-encoder of the student's own untouched model)."

@@ -9,7 +9,7 @@ from dataclasses import dataclass, replace
 from typing import Callable
 from .config import AugsbertError, unknown_name
 from .cache import stage_key, cached_folder
-from .models import resolve_model, load_bi_encoder, pick_device
+from .models import resolve_model, load_bi_encoder, pick_device, canonical_model, DEFAULT_MODEL
 from .training import TrainConfig
 
 # %% auto #0
@@ -160,8 +160,8 @@ def student_title(name:str, # a name in `STUDENTS`
                  )->str:
     "The student's name in tables, e.g. 'MiniLM-L2 (first 2 layers)', or 'MiniLM-L6 (from my-model)' for another base."
     s, t = STUDENTS[name], STUDENTS[name].describe(options)
-    usual = (s.base or 'sentence-transformers/all-MiniLM-L6-v2', 'all-MiniLM-L6-v2', 'minilm', 'all-mpnet-base-v2', 'mpnet')
-    return t if base is None or base in usual or base == s.base else f"{t} (from {base.rstrip('/').split('/')[-1]})"
+    usual = canonical_model(s.base or DEFAULT_MODEL)          # MiniLM, unless the student family has a base of its own
+    return t if base is None or canonical_model(base) == usual else f"{t} (from {base.rstrip('/').split('/')[-1]})"
 
 # %% ../nbs/07b_students.ipynb #a1238012
 def throughput(model, # a `SentenceTransformer` or a `CrossEncoder`

@@ -39,7 +39,7 @@ class Taught:
 # %% ../nbs/09b_teachers.ipynb #cdc0fc7e
 TEACHERS: dict[str, Teacher] = {}
 TEACHER_STAGE = {'cross-encoder': 'cross-encoder', 'bi-encoder': 'gold-sbert'}   # the cache stage of each teacher's model
-TEACHER_CODE = ('augsbert.training', 'augsbert.models', 'augsbert.silver')   # what a teacher's cache key covers (+ this module)
+TEACHER_CODE = ('augsbert.teachers', 'augsbert.training', 'augsbert.models', 'augsbert.silver')   # what a teacher's cache key covers
 
 def register_teacher(name:str, title:str):
     "Decorator: register `fit(train, proto, progress, timings) -> Taught` as teacher `name`."
@@ -49,7 +49,7 @@ def register_teacher(name:str, title:str):
 # %% ../nbs/09b_teachers.ipynb #706cdfb6
 def cross_encoder_key(train:pd.DataFrame, proto:Protocol, seed:int, model:str|None=None)->str:
     "Cache key of the cross-encoder `model` (default: the protocol's) trained on `train` with `proto` and `seed`."
-    return stage_key('cross-encoder', code=TEACHER_CODE + ('augsbert.teachers',), data=frame_key(train),
+    return stage_key('cross-encoder', code=TEACHER_CODE, data=frame_key(train),
                      model=model or proto.cross_encoder, ce=proto.key_fields()['ce'], head=proto.ce_head, hidden=proto.ce_hidden, seed=seed)
 
 # %% ../nbs/09b_teachers.ipynb #a63b6a97

@@ -441,11 +441,12 @@ def write_card(folder:Path|str, # a saved model folder
               )->dict:
     "Merge `info` into the folder's `augsbert.json` card and append it to its README.md; returns the card."
     import json
+    from augsbert.config import atomic_write
     folder = Path(folder); path = folder/'augsbert.json'
     card = {**(json.loads(path.read_text(encoding='utf-8')) if path.exists() else {}), **info}
-    path.write_text(json.dumps(card, indent=1, sort_keys=True, default=str) + '\n', encoding='utf-8')
+    with atomic_write(path) as f: f.write(json.dumps(card, indent=1, sort_keys=True, default=str) + '\n')
     readme = folder/'README.md'
     text = readme.read_text(encoding='utf-8').split('\n## augsbert\n')[0] if readme.exists() else f'# {folder.name}\n'
     lines = [f'- **{k}**: `{json.dumps(v, default=str)}`' for k, v in sorted(card.items())]
-    readme.write_text(text.rstrip('\n') + '\n\n## augsbert\n' + '\n'.join(lines) + '\n', encoding='utf-8')
+    with atomic_write(readme) as f: f.write(text.rstrip('\n') + '\n\n## augsbert\n' + '\n'.join(lines) + '\n')
     return card

@@ -73,6 +73,8 @@ def test_silver_pools(env, tiny):
     (dict(method='augsbert-rs', teacher='bi-encoder', student_model='all-MiniLM-L6-v2', teacher_model='minilm'),
      "student 'minilm' is 'all-MiniLM-L6-v2'.*cannot teach itself"),                # aliases resolved: the same model
     (dict(teacher_model='x'), "method 'sbert' has none"),                            # no silver pairs, no teacher
+    (dict(method='augsbert-rs', student='static', teacher_model='no-such/model'),
+     "model 'no-such/model' is not in the local Hugging Face cache and the machine is offline"),   # found before data loads
 ])
 def test_bad_choices_fail_before_data_loads(env, tiny, monkeypatch, kw, match):
     monkeypatch.setenv('AUGSBERT_DATA_MIRROR', '/nonexistent')      # loading would fail: the check comes first
