@@ -5,20 +5,23 @@
 # %% ../nbs/09b_teachers.ipynb #1daef6e9
 from __future__ import annotations
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace as _replace
 from typing import Callable
 import numpy as np
 import pandas as pd
-from .config import unknown_name
-from .cache import frame_key, stage_key, cached_folder, artefact_dir
-from .training import cross_encoder_run, bi_encoder_run, predict_pairs, precision_scope, add_time, write_card
+from .config import AugsbertError, unknown_name, register_settings
+from .cache import frame_key, stage_key, cached_folder, cached_json, artefact_dir
+from .data import PairSplits
+from .metrics import evaluate, jaccard_baseline, f1_at
+from .training import cross_encoder_run, bi_encoder_run, predict_pairs, precision_scope, add_time, write_card, DevCurve
 from .silver import teacher as as_teacher
 from .protocol import Protocol
 
 # %% auto #0
-__all__ = ['TEACHERS', 'TEACHER_STAGE', 'TEACHER_CODE', 'Teacher', 'Taught', 'register_teacher', 'cross_encoder_key',
-           'get_cross_encoder', 'ce_predict', 'gold_bi_encoder_key', 'get_bi_encoder_model', 'fit_cross_encoder',
-           'fit_bi_encoder', 'get_teacher', 'teacher_key']
+__all__ = ['TEACHERS', 'TEACHER_STAGE', 'TEACHER_CODE', 'SEARCH_SETTINGS', 'Teacher', 'Taught', 'register_teacher',
+           'cross_encoder_key', 'get_cross_encoder', 'ce_predict', 'gold_bi_encoder_key', 'get_bi_encoder_model',
+           'fit_cross_encoder', 'fit_bi_encoder', 'get_teacher', 'teacher_key', 'trivial_baselines', 'teacher_gate',
+           'search_teacher_recipe', 'apply_recipe', 'teacher_scores']
 
 # %% ../nbs/09b_teachers.ipynb #34c9487c
 @dataclass(frozen=True)
@@ -127,3 +130,77 @@ def teacher_key(train:pd.DataFrame, proto:Protocol)->list:
     if (proto.teacher or 'cross-encoder') == 'cross-encoder':
         return ['cross-encoder', cross_encoder_key(train, proto, proto.seed, proto.teacher_base)]
     return ['bi-encoder', gold_bi_encoder_key(train, proto, proto.teacher_base)]
+
+# %% ../nbs/09b_teachers.ipynb #b6292783
+def trivial_baselines(splits:PairSplits)->dict:
+    "Jaccard and the constant labeller (all-positive for classification, a constant score for regression), ×100 on dev and test."
+    const = ({k: f1_at(np.ones(len(d)), d['score'], 0.5) for k, d in (('dev', splits.dev), ('test', splits.test))}
+             if splits.task == 'classification' else dict(dev=0.0, test=0.0))
+    return {'jaccard': jaccard_baseline(splits.dev, splits.test),
+            ('all-positive' if splits.task == 'classification' else 'constant'): const}
+
+def teacher_gate(teacher_dev:float, # the teacher's dev score (×100)
+                 student_dev:float, # the student's, trained on the gold pairs alone
+                 baselines:dict # `trivial_baselines` of the data set
+                )->dict:
+    "Does the teacher beat the student and every trivial baseline on dev? The bars, the margins and what it fails."
+    bars = {'student': float(student_dev), **{k: float(v['dev']) for k, v in baselines.items()}}
+    margins = {k: float(teacher_dev) - v for k, v in bars.items()}
+    fails = [k for k, m in margins.items() if not m > 0]
+    return dict(passes=not fails, teacher_dev=float(teacher_dev), bars=bars, margins=margins, fails=fails)
+
+# %% ../nbs/09b_teachers.ipynb #0e84b7c2
+SEARCH_SETTINGS = register_settings('teacher-search', dict(
+    teacher_search=bool,     # choose the cross-encoder teacher's recipe on dev (else: the profile's ce_* settings)
+    search_epochs=int,       # epochs of each search run (every epoch 1..search_epochs is a candidate)
+    search_lrs=list,         # learning rates tried
+    search_heads=list,       # heads tried: cls, mean (a new model's head)
+    search_dev_pairs=int,    # dev pairs the search scores (a fixed seeded sample; 0: all)
+), bounds=dict(search_epochs='[1,20]', search_dev_pairs='[0,inf)'))
+
+# %% ../nbs/09b_teachers.ipynb #a0d1551f
+def _search_dev(splits:PairSplits, n:int)->pd.DataFrame:
+    return splits.dev if not n or n >= len(splits.dev) else splits.dev.sample(n=n, random_state=0).reset_index(drop=True)
+
+def search_teacher_recipe(train:pd.DataFrame, splits:PairSplits, proto:Protocol, progress:bool=True, timings:dict|None=None)->dict:
+    "The cross-encoder teacher's recipe chosen on dev from `proto.options`' search space: every candidate's dev score and the best."
+    o, model = proto.options, proto.teacher_base
+    lrs, heads, E = [float(x) for x in o['search_lrs']], list(o['search_heads']), int(o['search_epochs'])
+    if not lrs or not heads: raise AugsbertError("teacher search: search_lrs and search_heads need at least one value each.")
+    dev = _search_dev(splits, o['search_dev_pairs'])
+    key = stage_key('teacher-search', code=TEACHER_CODE, data=frame_key(train), dev=frame_key(dev), task=splits.task, model=model,
+                    ce=proto.key_fields()['ce'], hidden=proto.ce_hidden, lrs=lrs, heads=heads, epochs=E, seed=proto.seed)
+    def compute():
+        rows, t0 = [], time.time()
+        for head in heads:
+            for lr in lrs:
+                holder = []
+                dc = DevCurve([k / E for k in range(1, E + 1)], lambda: holder[0].evaluate())
+                holder.append(cross_encoder_run(model, train, _replace(proto.ce, lr=lr, epochs=E).with_seed(proto.seed), dev, splits.task,
+                                                [dc], progress, head=head, hidden=proto.ce_hidden))
+                holder[0].train_to(1.0)
+                rows += [dict(head=head, lr=lr, epochs=round(f * E), dev=s) for f, s in dc.points]
+        add_time(timings, 'teacher recipe search', t0)
+        best = max(rows, key=lambda r: r['dev'])
+        return dict(candidates=rows, best=dict(best, of_epochs=E), dev_pairs=len(dev), model=model, seed=proto.seed)
+    return cached_json('teacher-search', key, compute)
+
+# %% ../nbs/09b_teachers.ipynb #5f4df776
+def apply_recipe(proto:Protocol, recipe:dict|None)->Protocol:
+    "The protocol whose cross-encoder trains with `recipe` (`search_teacher_recipe(...)['best']`; None: unchanged)."
+    if not recipe: return proto
+    k, E = int(recipe['epochs']), int(recipe['of_epochs'])
+    ce = _replace(proto.ce, lr=float(recipe['lr']), epochs=k, warmup_ratio=min(1.0, proto.ce.warmup_ratio * E / k))
+    return _replace(proto, ce=ce, ce_head=recipe['head'])
+
+# %% ../nbs/09b_teachers.ipynb #d4296e47
+def teacher_scores(taught:Taught, # a fine-tuned teacher (`get_teacher`)
+                   splits:PairSplits)->dict:
+    "The teacher's dev and test scores (×100, the task's metric), the dev threshold (classification) and its test predictions."
+    key = stage_key('teacher-scores', code=TEACHER_CODE, teacher=taught.key, dev=frame_key(splits.dev), test=frame_key(splits.test),
+                    task=splits.task)
+    def compute():
+        dev, test = taught.predict(splits.dev), taught.predict(splits.test)
+        r = evaluate(splits.task, dev, splits.dev['score'], test, splits.test['score'])
+        return dict({k: r[k] for k in ('dev', 'test', 'threshold') if k in r}, test_pred=np.round(test, 6).tolist())
+    return cached_json('teacher-scores', key, compute)

@@ -6,9 +6,10 @@
 from __future__ import annotations
 import json, logging, time
 from pathlib import Path
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace as _replace
 from typing import Callable
 import numpy as np
+from tqdm.auto import tqdm
 import pandas as pd
 from ..config import AugsbertError, unknown_name, register_settings
 from ..cache import frame_key, stage_key, artefact_dir, cached_json, cached_folder
@@ -20,15 +21,19 @@ from ..sampling import SAMPLERS, check_silver_memory
 from ..silver import label_pairs, LABEL_CHUNK
 from ..students import STUDENTS, make_student, student_title, throughput
 from ..protocol import Protocol, protocol_from_profile
-from ..teachers import TEACHERS, get_teacher, teacher_key, get_cross_encoder, ce_predict, get_bi_encoder_model, TEACHER_STAGE
+from ..teachers import (TEACHERS, get_teacher, teacher_key, get_cross_encoder, ce_predict, get_bi_encoder_model, TEACHER_STAGE,
+                               trivial_baselines, teacher_gate, search_teacher_recipe, apply_recipe, teacher_scores)
+from ..statistics import compare, score_ci
+from .. import paper
 from ..runs import cpu_name
 from ..augmenters import synonym_augment
 
 # %% auto #0
-__all__ = ['SETTINGS_FAMILY', 'SILVER_POOLS', 'METHODS', 'STAGE_CODE', 'Method', 'register_method', 'get_method',
-           'method_protocol', 'get_silver', 'keep_model', 'seed_results', 'Cell', 'run_bert', 'run_sbert', 'run_nlpaug',
-           'silver_summary', 'pool_sentences', 'check_silver', 'run_augsbert', 'summarise', 'run_method',
-           'measure_throughput', 'sign_models']
+__all__ = ['SETTINGS_FAMILY', 'SILVER_POOLS', 'SILVER_LABELS', 'LABELS_FAMILY', 'METHODS', 'STAGE_CODE', 'CONTROLS',
+           'calibrate_labels', 'Method', 'register_method', 'get_method', 'method_protocol', 'get_silver', 'keep_model',
+           'seed_results', 'Cell', 'run_bert', 'run_sbert', 'run_nlpaug', 'silver_summary', 'pool_sentences',
+           'check_silver', 'run_augsbert', 'summarise', 'run_method', 'measure_throughput', 'sign_models',
+           'control_pairs', 'evidence_cell', 'paper_effect', 'evidence_statistics']
 
 # %% ../../nbs/10_methods.ipynb #2fab1f52
 SETTINGS_FAMILY = register_settings('nlpaug', dict(   # this method's keys: types here, defaults in settings.ini [method nlpaug]
@@ -37,6 +42,28 @@ SETTINGS_FAMILY = register_settings('nlpaug', dict(   # this method's keys: type
 
 # %% ../../nbs/10_methods.ipynb #59b23f54
 SILVER_POOLS = ('gold', 'train')             # the paper's (the gold sentences), and ours: + the unlabelled training text
+
+# %% ../../nbs/10_methods.ipynb #7ca10d33
+SILVER_LABELS = ('dev-f1', 'rate', 'soft')
+LABELS_FAMILY = register_settings('silver-labels', dict(
+    silver_labels=str,   # classification silver labels: dev-f1 (the paper), rate (the gold positive rate) or soft (the scores)
+), defaults=dict(silver_labels='dev-f1'))
+
+def calibrate_labels(scores, # the teacher's scores of the silver pairs
+                     mode:str, # a name in `SILVER_LABELS`
+                     dev_scores=None, dev_labels=None, # 'dev-f1': the teacher's dev scores and the gold dev labels
+                     train_labels=None # 'rate': the gold training labels
+                    )->np.ndarray:
+    "Classification silver labels from a teacher's scores: 1/0 at its dev-F1 threshold, 1/0 at the gold positive rate, or the scores."
+    scores = np.asarray(scores, float)
+    if mode == 'soft': return scores
+    if mode == 'dev-f1': thr, _ = best_threshold(dev_scores, dev_labels)
+    elif mode == 'rate':
+        rate = float(np.mean(np.asarray(train_labels, float) >= 0.5))
+        if not len(scores) or rate in (0.0, 1.0): return np.full(len(scores), rate)
+        thr = np.quantile(scores, 1 - rate, method='higher')
+    else: raise unknown_name('silver label mode (-p silver_labels)', mode, SILVER_LABELS)
+    return (scores >= thr).astype(float)
 
 # %% ../../nbs/10_methods.ipynb #6be3a67d
 @dataclass(frozen=True)
@@ -96,6 +123,8 @@ def method_protocol(cfg:dict, # a profile from `get_profile` (with overrides)
     if m.sampler:
         if cfg['teacher'] not in TEACHERS: raise unknown_name('teacher (-p teacher)', cfg['teacher'], TEACHERS)
         if cfg['silver_pool'] not in SILVER_POOLS: raise unknown_name('silver pool (-p silver_pool)', cfg['silver_pool'], SILVER_POOLS)
+        if cfg.get('silver_labels', 'dev-f1') not in SILVER_LABELS:
+            raise unknown_name('silver label mode (-p silver_labels)', cfg['silver_labels'], SILVER_LABELS)
     return protocol_from_profile(cfg, dataset, m.families, bi_encoder, cross_encoder, curve_points, explicit)
 
 # %% ../../nbs/10_methods.ipynb #f870c6ee
@@ -117,9 +146,10 @@ def get_silver(sampler:str, # a name in `SAMPLERS`
     s = SAMPLERS[sampler]
     size = proto.options[s.size_key]
     unlabelled = list(unlabelled)
+    mode = proto.options.get('silver_labels', 'dev-f1') if splits.task == 'classification' else None
     key = stage_key('silver', code=STAGE_CODE['silver'] + (get_silver,), sampler=sampler, size=size,
                     teacher=teacher_key(train, proto), data=frame_key(train), task=splits.task, dev=frame_key(splits.dev),
-                    seed=proto.seed, **({'gold_sbert': [proto.bi_encoder, proto.key_fields()['be']]} if s.needs_model else {}),
+                    labels=mode, seed=proto.seed, **({'gold_sbert': [proto.bi_encoder, proto.key_fields()['be']]} if s.needs_model else {}),
                     **({'unlabelled': frame_key(pd.DataFrame(dict(s=unlabelled)))} if unlabelled else {}))
     folder = artefact_dir('silver', key)
     def compute():
@@ -130,17 +160,18 @@ def get_silver(sampler:str, # a name in `SAMPLERS`
         add_time(timings, 'sampling', t0); t0 = time.time()
         labelled = label_pairs(predict, cand, folder/'labels', LABEL_CHUNK, progress)
         add_time(timings, 'silver labelling', t0)
-        if splits.task == 'classification':
-            thr, _ = best_threshold(predict(splits.dev), splits.dev['score'])
-            labelled['score'] = (labelled['score'] >= thr).astype(float)
+        if mode:
+            labelled['score'] = calibrate_labels(labelled['score'], mode, predict(splits.dev) if mode == 'dev-f1' else None,
+                                                 splits.dev['score'], train['score'])
         if s.keep is not None: labelled = s.keep(labelled, train['score'], splits.task, proto.seed).reset_index(drop=True)
         return labelled.to_dict(orient='list')
     return pd.DataFrame(cached_json('silver', key, compute), columns=['sentence1', 'sentence2', 'score'])
 
 # %% ../../nbs/10_methods.ipynb #75f57450
 def _score_model(predict, splits:PairSplits)->dict:
-    r = evaluate(splits.task, predict(splits.dev), splits.dev['score'], predict(splits.test), splits.test['score'])
-    return {k: r[k] for k in ('dev', 'test', 'threshold') if k in r}
+    test = predict(splits.test)
+    r = evaluate(splits.task, predict(splits.dev), splits.dev['score'], test, splits.test['score'])
+    return dict({k: r[k] for k in ('dev', 'test', 'threshold') if k in r}, test_pred=np.round(np.asarray(test, float), 6).tolist())
 
 def keep_model(model, # a trained `SentenceTransformer` or `CrossEncoder`
                stage:str, # the stage whose result it is
@@ -298,7 +329,7 @@ def run_augsbert(cell:Cell, sampler:str)->dict:
     return dict(out, per_seed=seed_results('bi-encoder', both, cell.splits, cell.proto, cell.progress, cell.timings))
 
 for _s in SAMPLERS.values():
-    register_method(f'augsbert-{_s.slug}', f'AugSBERT-{_s.title}', families=('augsbert',), teacher=True,
+    register_method(f'augsbert-{_s.slug}', f'AugSBERT-{_s.title}', families=('augsbert', 'silver-labels', 'teacher-search'), teacher=True,
                     sampler=_s.name)(lambda cell, _n=_s.name: run_augsbert(cell, _n))
 
 # %% ../../nbs/10_methods.ipynb #9bcb59a6
@@ -317,12 +348,17 @@ def run_method(method:str, # a name in `METHODS`
                progress:bool=True, # progress bars
                silver_only:bool=False, # AugSBERT: stop after the silver labels (no bi-encoder)
                unlabelled=(), # more training sentences without labels (used with `-p silver_pool=train`)
-               speed:bool=True # measure the trained model kind's throughput (`measure_throughput`)
+               speed:bool=True, # measure the trained model kind's throughput (`measure_throughput`)
+               predictions:bool=False # keep each seed's test predictions (`test_pred`) in the metrics
               )->tuple[dict, dict]:
     "Train and evaluate `method` on `splits`; returns (metrics, timings in seconds)."
     m = get_method(method, silver_only)
     gold = splits.train.reset_index(drop=True)
-    cell = Cell(splits, gold, proto, progress, {}, silver_only, _unlabelled(gold, unlabelled))
+    timings, recipe = {}, None
+    if m.sampler and proto.options.get('teacher_search') and (proto.teacher or 'cross-encoder') == 'cross-encoder':
+        recipe = search_teacher_recipe(gold, splits, proto, progress, timings)    # the teacher's recipe, chosen on dev
+        proto = apply_recipe(proto, recipe['best'])
+    cell = Cell(splits, gold, proto, progress, timings, silver_only, _unlabelled(gold, unlabelled))
     out = dict(method=method, dataset=splits.name, task=splits.task, gold_pairs=len(cell.train))
     if m.sampler:              # before anything is trained: would the silver set fit in memory?
         est = check_silver_memory(m.sampler, gold, proto.options[SAMPLERS[m.sampler].size_key], pool_sentences(cell))
@@ -332,7 +368,10 @@ def run_method(method:str, # a name in `METHODS`
                    teacher_model=dict(kind=kind, model=proto.teacher_base, key=tkey, path=str(artefact_dir(TEACHER_STAGE[kind], tkey))))
     if method != 'bert': out.update(student=proto.student, student_model=proto.student_base,
                                     student_title=student_title(proto.student, proto.student_options, proto.student_base))
+    if recipe: out['teacher_recipe'] = recipe
     out.update(m.run(cell))
+    if not predictions:
+        for r in out['per_seed']: r.pop('test_pred', None)
     if out['per_seed']: out.update(summarise(out['per_seed']))
     if speed and not silver_only: out['throughput'] = measure_throughput(method, splits, proto)
     return out, cell.timings
@@ -380,3 +419,87 @@ def sign_models(metrics:dict, # what `run_method` returned
         card = Path(m['path'])/'augsbert.json'
         if card.exists() and 'run' not in json.loads(card.read_text(encoding='utf-8')): write_card(m['path'], run=run)
     return found
+
+# %% ../../nbs/10_methods.ipynb #5b323b59
+CONTROLS = ('steps', 'shuffled')
+
+def control_pairs(kind:str, # a name in `CONTROLS`
+                  gold:pd.DataFrame, silver:pd.DataFrame, seed:int)->pd.DataFrame:
+    "The training pairs of a control for AugSBERT on gold + silver: gold repeated to as many pairs, or silver labels permuted."
+    cols = ['sentence1', 'sentence2', 'score']
+    gold, silver, n = gold[cols], silver[cols], len(gold) + len(silver)
+    if kind == 'steps': return pd.concat([gold] * -(-n // len(gold)), ignore_index=True).iloc[:n]
+    if kind == 'shuffled':
+        return pd.concat([gold, silver.assign(score=np.random.default_rng(seed).permutation(silver['score'].to_numpy()))], ignore_index=True)
+    raise unknown_name('control', kind, CONTROLS)
+
+# %% ../../nbs/10_methods.ipynb #6068a124
+def _brief(r:dict)->dict: return {k: r[k] for k in ('dev', 'test', 'threshold', 'model') if k in r}
+
+def evidence_cell(splits:PairSplits, # the data set (train: the gold pairs, already capped)
+                  proto:Protocol, # an AugSBERT protocol (`method_protocol(cfg, dataset, 'augsbert-bm25')`); `seeds` of them
+                  strategies:tuple=('bm25',), # samplers compared (names in `SAMPLERS`)
+                  controls:tuple=CONTROLS, # controls per strategy
+                  progress:bool=True, timings:dict|None=None)->dict:
+    "Seed i = teacher i, silver sets i and students i; the gate; every variant's per-seed scores and test predictions."
+    bad = [s for s in strategies if s not in SAMPLERS] + [c for c in controls if c not in CONTROLS]
+    if bad: raise unknown_name('strategy or control', bad[0], (*SAMPLERS, *CONTROLS))
+    if not strategies: raise AugsbertError("evidence_cell needs at least one strategy (e.g. strategies=('bm25',)).")
+    gold, cols = splits.train.reset_index(drop=True), ['sentence1', 'sentence2', 'score']
+    search = (search_teacher_recipe(gold, splits, proto, progress, timings)
+              if proto.options.get('teacher_search') and (proto.teacher or 'cross-encoder') == 'cross-encoder' else None)
+    base, baselines = apply_recipe(proto, search and search['best']), trivial_baselines(splits)
+    preds, thr, seeds = {}, {}, []
+    def keep(name, r): preds.setdefault(name, []).append(r['test_pred']); thr.setdefault(name, []).append(r.get('threshold'))
+    for i in tqdm(range(proto.seeds), desc=f'{splits.name}: seeds', disable=not progress):
+        p = _replace(base, seed=proto.seed + i, seeds=1, seed_optimisation=False)
+        taught = get_teacher(gold, p, progress, timings); ts = teacher_scores(taught, splits); keep('teacher', ts)
+        sb = seed_results('bi-encoder', gold, splits, p, progress, timings)[0]; keep('sbert', sb)
+        rec = dict(seed=p.seed, teacher=dict(_brief(ts), path=taught.path, key=taught.key), sbert=_brief(sb),
+                   gate=teacher_gate(ts['dev'], sb['dev'], baselines), variants={})
+        for s in strategies:
+            silver, v = get_silver(s, splits, gold, p, progress, timings), f'augsbert-{SAMPLERS[s].slug}'
+            for w in check_silver(silver, s, splits, p): logging.getLogger(__name__).warning(w)
+            train_sets = {v: pd.concat([gold[cols], silver], ignore_index=True),
+                          **{f'{v}:{c}': control_pairs(c, gold, silver, p.seed) for c in controls}}
+            for name, data in train_sets.items():
+                r = seed_results('bi-encoder', data, splits, p, progress, timings)[0]; keep(name, r)
+                rec['variants'][name] = dict(_brief(r), pairs=len(data))
+            rec['variants'][v]['silver'] = silver_summary(silver)
+        seeds.append(rec)
+    mean = lambda xs: float(np.mean(xs))
+    return dict(dataset=splits.name, task=splits.task, gold_pairs=len(gold), seeds=proto.seeds, strategies=list(strategies),
+                controls=list(controls), teacher=dict(kind=proto.teacher or 'cross-encoder', model=base.teacher_base,
+                recipe=search and search['best'], search=search, ce=base.key_fields()['ce'], head=base.ce_head),
+                baselines=baselines, gate=teacher_gate(mean([r['teacher']['dev'] for r in seeds]), mean([r['sbert']['dev'] for r in seeds]), baselines),
+                per_seed=seeds, predictions={k: np.asarray(v, dtype=np.float32) for k, v in preds.items()},
+                thresholds={k: v for k, v in thr.items() if splits.task == 'classification'})
+
+# %% ../../nbs/10_methods.ipynb #3969576e
+def paper_effect(variant:str, dataset:str)->float|None:
+    "The paper's Table 5 gain of `variant` over SBERT on `dataset` (the mean over its data sets where it has no such column)."
+    a, s = paper.TABLE5.get(variant, {}), paper.TABLE5.get('sbert', {})
+    gains = {d: a[d][0] - s[d][0] for d in a if d in s}
+    return gains.get(dataset, float(np.mean(list(gains.values()))) if gains else None)
+
+def evidence_statistics(ev:dict, # `evidence_cell`'s result (or one read back from a run)
+                        test_gold, # the test pairs' gold scores
+                        n_boot:int=2000, seed:int=0, alpha:float=0.05)->dict:
+    "Scores with CIs, the Holm-corrected comparison families, and each strategy's verdict (gated)."
+    P, T, task = ev['predictions'], ev.get('thresholds') or {}, ev['task']
+    strat = [f"augsbert-{SAMPLERS[s].slug}" for s in ev['strategies']]
+    expected = {v: paper_effect(v, ev['dataset']) for v in strat}
+    fams = {'vs-sbert': [(v, 'sbert') for v in strat],
+            **{f'vs-{c}': [(v, f'{v}:{c}') for v in strat] for c in ev['controls']}, 'teacher-vs-sbert': [('teacher', 'sbert')]}
+    tabs = {f: compare(task, P, pairs, test_gold, T, expected, n_boot, seed, alpha) for f, pairs in fams.items()}
+    verdicts = {}
+    for v in strat:
+        row = lambda f: tabs[f].set_index('variant').loc[v]
+        vs, ctl = row('vs-sbert'), {c: row(f'vs-{c}')['verdict'] for c in ev['controls']}
+        taught = vs['verdict'] == 'helps' and all(x == 'helps' for x in ctl.values())
+        verdicts[v] = dict(vs_sbert=vs['verdict'], controls=ctl, from_teacher=bool(taught), expected=expected[v],
+                           conclusion='gate failed: no conclusion' if not ev['gate']['passes'] else
+                                      'helps, from the teacher' if taught else vs['verdict'])
+    return dict(scores={v: score_ci(task, P[v], test_gold, T.get(v), n_boot, seed, alpha) for v in P},
+                families={f: t.to_dict(orient='records') for f, t in tabs.items()}, verdicts=verdicts,
+                detectable=float(tabs['vs-sbert']['detectable'].min()), alpha=alpha, n_boot=n_boot)
