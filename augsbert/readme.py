@@ -11,8 +11,9 @@ from .runs import load_runs, read_json
 from .grid import grid_config, grid_runs
 
 # %% auto #0
-__all__ = ['PAPER_CE_RECIPE', 'BLOCKS', 'MARK', 'committed', 'block_main_job', 'block_grids', 'block_stsb', 'span_ce_recipes',
-           'span_static_bench', 'span_augcse_core', 'span_jaccard', 'readme_blocks', 'rewrite', 'refresh_readme']
+__all__ = ['PAPER_CE_RECIPE', 'BLOCKS', 'MARK', 'committed', 'block_main_job', 'block_grids', 'block_stsb', 'block_evidence',
+           'span_ce_recipes', 'span_static_bench', 'span_augcse_core', 'span_jaccard', 'readme_blocks', 'rewrite',
+           'refresh_readme']
 
 # %% ../nbs/15_readme.ipynb #ab493f64
 def _all_runs(root=None)->dict:
@@ -61,8 +62,9 @@ def _student(r:dict)->str:
     return r['metrics'].get('student_title') or {None: 'MiniLM-L6', 'minilm': 'MiniLM-L6'}.get(r['params'].get('student'), r['params'].get('student'))
 
 def block_stsb(runs:dict, grids=None)->str:
-    "The main job's in-domain cells (STSb): test ρ×100 per method, student and teacher, and each student's encoding speed."
-    rs = [runs['in_domain'][n] for n in grid_runs('main', grids)['in_domain'] if n in runs['in_domain']]
+    "Grid `extra`'s STSb cells (500 gold pairs, the main job's until issue 29): test ρ×100 per method, student and teacher, speed."
+    rs = [r for n in grid_runs('extra', grids)['in_domain'] if (r := runs['in_domain'].get(n)) and r['params']['dataset'] == 'stsb'
+          and r['params']['method'] != 'sbert-nlpaug' and not r['params'].get('curve_points') and not r['params'].get('silver_only')]
     rows = ['| method | student | teacher | test ρ×100 (mean ± std) | seeds | gold pairs | speed |', '|---|---|---|---:|---:|---:|---:|']
     for r in rs:
         m, p = r['metrics'], r['params']
@@ -80,6 +82,25 @@ def block_stsb(runs:dict, grids=None)->str:
             out.append(f"- {s} student: {up} of the {len(aug)} AugSBERT cells above its SBERT "
                        f"({base[0]['metrics']['test_mean']:.2f}), {len(aug) - up} below.")
     return '\n'.join(out)
+
+# %% ../nbs/15_readme.ipynb #04613f61
+def block_evidence(runs:dict, grids=None)->str:
+    "The main job's evidence cells: gate, gap, AugSBERT − SBERT and − each control with Holm-corrected CIs, the verdicts."
+    out = []
+    for n in grid_runs('main', grids).get('evidence', []):
+        if not (r := runs.get('evidence', {}).get(n)): continue
+        m = r['metrics']; st, g = m['statistics'], m['gate']; fam = st['families']; tv = fam['teacher-vs-sbert'][0]
+        ci = lambda x: f"{x['diff']:+.2f} [{x['lo']:+.2f}, {x['hi']:+.2f}]"
+        out.append(f"- **{m['dataset']}**, {m['student_title']} student, {m['teacher']['model'].split('/')[-1]} {m['teacher']['kind']} teacher "
+                   f"({m['gold_pairs']} gold pairs, {m['seeds']} seeds, teacher and silver set re-made per seed): the teacher "
+                   + (f"passes the gate (dev {g['teacher_dev']:.2f}; student alone {g['bars']['student']:.2f}, Jaccard {g['bars']['jaccard']:.2f})"
+                      if g['passes'] else f"fails the gate ({', '.join(g['fails'])}): no conclusion")
+                   + f"; teacher − student on test {ci(tv)}.")
+        for row in fam['vs-sbert']:
+            v = row['variant']; ctl = [(f[3:], next(x for x in fam[f] if x['variant'] == v)) for f in fam if f.startswith('vs-') and f != 'vs-sbert']
+            out.append(f"  - {v} − SBERT {ci(row)}" + ''.join(f"; − its {c} control {ci(x)}" for c, x in ctl)
+                       + f" (test ρ×100, Holm-corrected 95 % CIs): **{st['verdicts'][v]['conclusion']}**.")
+    return '\n'.join(out) or "(the main job's evidence cell is not committed yet)"
 
 # %% ../nbs/15_readme.ipynb #973c57bd
 PAPER_CE_RECIPE = 'ce-cls-lr1e-05-ep1-wu0'   # benchmarks/ce_recipes.py: PAPER, the paper's settings (§5, App. C)
@@ -117,7 +138,7 @@ def span_jaccard(runs:dict, grids=None)->str:
     return f"ours {ours} vs the paper's {paper} ({', '.join(ds)})"
 
 # %% ../nbs/15_readme.ipynb #369835e3
-BLOCKS = dict(main_job=block_main_job, grids=block_grids, stsb=block_stsb, ce_recipes=span_ce_recipes,
+BLOCKS = dict(main_job=block_main_job, grids=block_grids, stsb=block_stsb, evidence=block_evidence, ce_recipes=span_ce_recipes,
               static_bench=span_static_bench, augcse_core=span_augcse_core, jaccard=span_jaccard)
 
 def readme_blocks(root=None # reports folder of the runs (default: reports/)

@@ -57,29 +57,48 @@ def main_dry_run(tmp_path_factory): return dry_run(tmp_path_factory.mktemp('main
 @pytest.fixture(scope='module')
 def paper_dry_run(tmp_path_factory): return dry_run(tmp_path_factory.mktemp('paper'), '--config', 'grid=paper')
 
+MAIN_CELL = 'cpu_stsb_static_mpnet-ce_bm25_main'
+
 def test_main_job(main_dry_run):
-    assert job_stats(main_dry_run) == dict(run_datasets=1, run_in_domain=10, run_domain_adaptation=1, report_datasets=1,
-                                           report_in_domain=1, report_domain_adaptation=1, all=1)
+    "The main job (issue 29): the data sets and one evidence cell (MPNet cross-encoder -> static student on STSb), two reports."
+    assert job_stats(main_dry_run) == dict(run_datasets=1, run_evidence=1, report_datasets=1, report_evidence=1, all=1)
     cmds = commands(main_dry_run)
-    assert len(cmds) == 12 and {p for _, p, _ in cmds.values()} == {'cpu'}
-    assert cmds['cpu_source-stsb_target-mrpc'] == ('domain_adaptation', 'cpu', ['source=stsb', 'target=mrpc'])
+    assert len(cmds) == 2 and {p for _, p, _ in cmds.values()} == {'cpu'}
     assert cmds['cpu'] == ('datasets', 'cpu', [])
-    assert cmds['cpu_dataset-stsb_method-sbert'] == ('in_domain', 'cpu', ['dataset=stsb', 'method=sbert'])
-    assert cmds['cpu_dataset-stsb_method-augsbert-bm25_student-static_teacher-bi-encoder'][2] == [
-        'dataset=stsb', 'method=augsbert-bm25', 'student=static', 'teacher=bi-encoder']
-    for name in ('cpu_dataset-stsb_method-augsbert-bm25', 'cpu_dataset-stsb_method-sbert_student-static'):
-        assert name in cmds
-    assert 'cpu_fig6_seed-curves' not in cmds                   # Figures 4 and 6: in `extra` (and `make table5`)
-    assert 'augsbert report in_domain -p profile=cpu' in main_dry_run
+    exp, _, args = cmds[MAIN_CELL]
+    assert exp == 'evidence' and args[:5] == ['dataset=stsb', 'student=static', 'teacher_model=mpnet', 'strategies=bm25,', 'teacher_search=False']
+    assert 'augsbert report evidence -p profile=cpu' in main_dry_run
     assert 'augsbert report datasets -p run_name=cpu' in main_dry_run
-    assert 'augsbert report domain_adaptation -p profile=cpu' in main_dry_run
-    assert 'threads: 2' in main_dry_run and 'mem_mb=8000' in main_dry_run and 'runtime=90' in main_dry_run
+    assert 'threads: 2' in main_dry_run and 'mem_mb=12000' in main_dry_run and 'runtime=120' in main_dry_run
+
+def test_main_recipe_is_the_one_chosen_on_dev():
+    "The main cell's teacher recipe is the one the `teachers` grid's search chose on dev (recorded in that committed run)."
+    from augsbert.grid import grid_config
+    main = grid_config()['grids']['main']['experiments']['evidence']['runs'][0]['params']
+    run = ROOT/'reports'/'runs'/'evidence'/'cpu_stsb_static_mpnet-ce_rs-bm25'/'metrics.json'
+    if not run.exists(): pytest.skip('the teachers grid search run is not committed')
+    best = json.loads(run.read_text())['teacher']['recipe']
+    assert (main['ce_head'], main['ce_lr'], main['ce_epochs']) == (best['head'], best['lr'], best['epochs'])
+    prof = __import__('augsbert.config', fromlist=['x']).get_profile('cpu')
+    assert main['ce_warmup_ratio'] == min(1.0, prof['ce_warmup_ratio'] * best['of_epochs'] / best['epochs'])   # `apply_recipe`
+
+def test_teachers_grid(tmp_path):
+    "`make teachers`: the evidence cells and their report; the first STSb cell's teachers are shared by the cells after it."
+    out = dry_run(tmp_path, '--config', 'grid=teachers')
+    assert job_stats(out) == dict(run_evidence=12, report_evidence=1, all=1)
+    cmds = commands(out)
+    assert cmds['cpu_stsb_static_mpnet-ce_rs-bm25'][2] == ['dataset=stsb', 'student=static', 'teacher_model=mpnet', 'strategies=random,bm25']
+    assert {f'cpu_mrpc_static_minilm-ce_bm25_labels-{m}' for m in ('dev-f1', 'rate', 'soft')} <= set(cmds)
 
 def test_figures_4_and_6_are_in_extra(tmp_path):
     cmds = commands(dry_run(tmp_path, '--config', 'grid=extra'))
     assert cmds['cpu_fig6_seed-curves'][2] == ['dataset=stsb', 'method=sbert', 'seeds=8', 'max_train_pairs=250',
                                                'curve_points=0.1,0.2,0.3,0.5,0.7']
     assert {'cpu_dataset-sts-es_method-augsbert-kde_silver_only-True', 'cpu_dataset-sts-es_method-augsbert-rs_silver_only-True'} <= set(cmds)
+    # the main job's STSb cells until issue 29
+    assert cmds['cpu_dataset-stsb_method-sbert'] == ('in_domain', 'cpu', ['dataset=stsb', 'method=sbert'])
+    assert cmds['cpu_dataset-stsb_method-augsbert-bm25_student-static_teacher-bi-encoder'][2] == [
+        'dataset=stsb', 'method=augsbert-bm25', 'student=static', 'teacher=bi-encoder']
 
 def test_domain_grid(tmp_path):
     "`make domain`: the source -> target matrix (every cell one papermill run) and its report."
@@ -115,13 +134,13 @@ def test_slurm_profile(tmp_path):
 def test_finished_runs_are_not_rerun(tmp_path):
     "Outputs newer than their inputs: nothing to do. A rerun run re-renders its report, not the runs after it."
     files = outputs(dry_run(tmp_path))
-    assert len(files) == 12 * len(RUN_FILES) + 3 * 2 and all(Path(f).is_absolute() for f in files)
+    assert len(files) == 2 * len(RUN_FILES) + 2 * 2 and all(Path(f).is_absolute() for f in files)
     t = time.time() + 60
     fake_outputs(files, t)   # runs first, reports a minute later, as a finished workflow leaves them
     assert job_stats(dry_run(tmp_path)) == {}
-    bert = next(f for f in files if f.endswith('/cpu_dataset-stsb_method-bert/metrics.json'))
-    os.utime(bert, (t, t + 120))   # the teacher's cell ran again; the AugSBERT cells are only ordered after it
-    assert job_stats(dry_run(tmp_path)) == dict(report_in_domain=1, all=1)
+    cell = next(f for f in files if f.endswith(f'/{MAIN_CELL}/metrics.json'))
+    os.utime(cell, (t, t + 120))   # the evidence cell ran again: its report is re-rendered, nothing else
+    assert job_stats(dry_run(tmp_path)) == dict(report_evidence=1, all=1)
 
 def test_changed_code_reruns_its_runs(tmp_path):
     "Editing a module an experiment reaches (in a copy of the package) reruns that experiment's runs and reports, saying why."
@@ -131,16 +150,15 @@ def test_changed_code_reruns_its_runs(tmp_path):
     assert job_stats(dry_run(tmp_path, env=env)) == {}
     with open(tmp_path/'pkg'/'augsbert'/'bm25.py', 'a') as f: f.write('\n# an edit\n')
     out = dry_run(tmp_path, env=env)
-    # in_domain and domain_adaptation reach augsbert.bm25 (through the methods), datasets does not
-    assert job_stats(out) == dict(run_in_domain=10, run_domain_adaptation=1, report_in_domain=1, report_domain_adaptation=1, all=1)
-    assert re.search(r'reason: Updated input files: \S+/cache/workflow/code/in_domain-[0-9a-f]{12}\.txt', out)
-    assert 'workflow: in_domain: its code changed (augsbert.bm25): 10 of its 10 jobs rerun' in out
-    assert 'workflow: domain_adaptation: its code changed (augsbert.bm25)' in out and 'workflow: datasets' not in out
+    # evidence reaches augsbert.bm25 (through the in-domain method's samplers), datasets does not
+    assert job_stats(out) == dict(run_evidence=1, report_evidence=1, all=1)
+    assert re.search(r'reason: Updated input files: \S+/cache/workflow/code/evidence-[0-9a-f]{12}\.txt', out)
+    assert 'workflow: evidence: its code changed (augsbert.bm25): 1 of its 1 jobs rerun' in out and 'workflow: datasets' not in out
     assert job_stats(dry_run(tmp_path, env=env)) == job_stats(out)     # a dry run leaves them to do
 
 def test_adopted_runs_are_done(tmp_path):
     "adopt_committed: committed runs of the current code or of no recorded code are done whatever their times; other code's runs rerun."
-    names = commands(dry_run(tmp_path/'plan'))
+    names = commands(dry_run(tmp_path/'plan', '--config', 'grid=extra'))
     code = {e: code_digest(experiment_path(e)) for e in {e for e, _, _ in names.values()}}
     other = 'cpu_dataset-stsb_method-augsbert-kde'
     for tmp in (tmp_path/'plain', tmp_path/'adopt'):
@@ -150,11 +168,11 @@ def test_adopted_runs_are_done(tmp_path):
             fake_outputs(files, time.time() - 3600)
             prov = files[RUN_FILES.index('provenance.json')]
             prov.write_text(json.dumps(dict(code=made))); os.utime(prov, (time.time() - 3600,) * 2)
-    assert job_stats(dry_run(tmp_path/'plain'))['run_in_domain'] == 10           # without it: every run is made once
-    out = dry_run(tmp_path/'adopt', '--config', 'grid=main', 'adopt_committed=true')
+    assert job_stats(dry_run(tmp_path/'plain', '--config', 'grid=extra'))['run_in_domain'] == 18   # without it: every run is made once
+    out = dry_run(tmp_path/'adopt', '--config', 'grid=extra', 'adopt_committed=true')
     assert {k: v for k, v in job_stats(out).items() if k.startswith('run_')} == dict(run_in_domain=1)
     assert f'--name {other} ' in out
-    assert re.search(r'workflow: adopt_committed: 11 committed runs count as done \(\d+ made by the current code, \d+ made before '
+    assert re.search(r'workflow: adopt_committed: 17 committed runs count as done \(\d+ made by the current code, \d+ made before '
                      r'runs recorded their code digest: adopted as they are\); 1 made by other code rerun', out)
 
 @pytest.mark.parametrize('grid,runs', [('table5-static', 90), ('table5-minilm', 50), ('table5-topk', 20 + 90),
@@ -178,9 +196,9 @@ def test_table5_adopts_committed_runs(tmp_path):
     for name in ('cpu_dataset-stsb_method-bert', 'cpu_dataset-stsb_method-sbert_student-static'):   # two "committed" runs
         for tmp in (tmp_path/'plain', tmp_path/'adopt'):
             fake_outputs([tmp/'reports'/'runs'/'in_domain'/name/f for f in RUN_FILES], time.time() - 3600)
-    plain = job_stats(dry_run(tmp_path/'plain', '--config', 'grid=main'))['run_in_domain']
-    out = dry_run(tmp_path/'adopt', '--config', 'grid=main', 'adopt_committed=true')
-    assert (plain, job_stats(out)['run_in_domain']) == (10, 8)
+    plain = job_stats(dry_run(tmp_path/'plain', '--config', 'grid=extra'))['run_in_domain']
+    out = dry_run(tmp_path/'adopt', '--config', 'grid=extra', 'adopt_committed=true')
+    assert (plain, job_stats(out)['run_in_domain']) == (18, 16)
     assert 'adopt_committed: 2 committed runs count as done (0 made by the current code, 2 made before runs recorded' in out
 
 @pytest.mark.parametrize('grids,message', [

@@ -1,0 +1,59 @@
+"""Integration: the `evidence` experiment (papermill, smoke profile, a tiny random BERT as teacher and student): seed i
+re-makes teacher i, the saved predictions give back the recorded statistics, bad parameters stop before any data loads,
+and the evidence report renders from the run."""
+import numpy as np
+import pytest
+from conftest import needs_data
+from augsbert.config import AugsbertError
+from augsbert.runs import run_experiment, render_report, read_json, load_runs
+
+pytestmark = needs_data
+
+
+def _ev(tiny, **kw):
+    args = dict(profile='smoke', progress=False, dataset='sts-es', teacher_model=tiny, student='minilm', student_model=tiny,
+                max_train_pairs=32, seeds=2, search_epochs=1, search_lrs=[1e-4], search_dev_pairs=0, n_boot=200)
+    return run_experiment('evidence', **{**args, **kw})
+
+@pytest.fixture(scope='module')
+def cell(env, tiny): return _ev(tiny)
+
+def test_seed_i_remakes_teacher_i(cell):
+    m = read_json(cell/'metrics.json')
+    assert m['seeds'] == 2 and [r['seed'] for r in m['per_seed']] == [42, 43]
+    teachers = [r['teacher']['key'] for r in m['per_seed']]
+    assert len(set(teachers)) == 2                                    # two teachers, one per seed
+    assert m['teacher']['search']['candidates'] and m['teacher']['recipe']['epochs'] == 1
+    prov = read_json(cell/'provenance.json')
+    assert [s['role'] for s in prov['saved_models'][:2]] == ['teacher (seed 42)', 'teacher (seed 43)']
+    v = m['per_seed'][0]['variants']                                  # the controls train on as many pairs as AugSBERT
+    assert v['augsbert-bm25']['pairs'] == v['augsbert-bm25:steps']['pairs'] == v['augsbert-bm25:shuffled']['pairs'] > 32
+    assert (cell/'differences.png').exists()
+
+def test_statistics_follow_from_the_saved_predictions(cell):
+    "The run's predictions.npz reproduces its recorded statistics (the report could recompute every CI)."
+    from augsbert.methods.in_domain import evidence_statistics
+    m, z = read_json(cell/'metrics.json'), np.load(cell/'predictions.npz')
+    assert z['sbert'].shape == (2, m['sizes']['test'])
+    again = evidence_statistics(dict(m, predictions={k: z[k] for k in z.files if k != 'test_gold'}), z['test_gold'], n_boot=200)
+    for f, rows in m['statistics']['families'].items():
+        for a, b in zip(rows, again['families'][f]):
+            assert a['verdict'] == b['verdict'] and abs(a['diff'] - b['diff']) < 1e-3 and abs(a['lo'] - b['lo']) < 1e-3
+    assert m['statistics']['verdicts'] == again['verdicts']
+    # the tiny teacher cannot beat the tiny student and Jaccard: the gate fails and no conclusion is drawn
+    if not m['gate']['passes']:
+        assert {v['conclusion'] for v in m['statistics']['verdicts'].values()} == {'gate failed: no conclusion'}
+
+def test_evidence_report_renders(cell):
+    render_report('evidence', progress=False, profile='smoke')
+    md = (cell.parents[2]/'evidence.md').read_text()
+    assert 'The gate per cell' in md and 'Holm' in md and len(load_runs('evidence')) == 1
+
+@pytest.mark.parametrize('kw, msg', [(dict(strategies='bm52'), '-p strategies'), (dict(seeds=1), 'at least 2 seeds'),
+                                     (dict(controls='more'), '-p controls'), (dict(silver_labels='hard'), 'unknown silver label mode'),
+                                     (dict(teacher_model='no-such-model'), 'no-such-model')])
+def test_bad_parameters_stop_before_data_loads(env, tiny, monkeypatch, kw, msg):
+    monkeypatch.setenv('AUGSBERT_DATA_MIRROR', '/nonexistent')
+    with pytest.raises(AugsbertError, match=msg) as e:
+        _ev(tiny, **kw)
+    assert 'data file' not in str(e.value)
