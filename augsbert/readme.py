@@ -40,11 +40,14 @@ def block_main_job(runs:dict, grids=None)->str:
     n, have = committed('main', runs, grids)
     per = {}
     for r in have: per.setdefault(r['provenance'].get('experiment', '?'), []).append(r)
+    cached = [r for r in have if r['provenance'].get('timings') == {} and r['provenance'].get('experiment') != 'datasets']
     cpus = sorted({f"{r['provenance'].get('environment', {}).get('cpu')}, {r['provenance'].get('environment', {}).get('cpu_count')} cores" for r in have})
     return (f"The main job's committed runs: **{len(have)} of its {n} runs, {_hours(have)*60:.1f} min of run time** (the sum of their "
             f"`provenance.json` `wall_seconds`; reports and installation not included) — "
             + ', '.join(f"{e} {len(rs)} run{'s' * (len(rs) > 1)} {_hours(rs)*60:.1f} min" for e, rs in per.items())
-            + f"; run on {' / '.join(cpus)}, {_dates(have)}.")
+            + f"; run on {' / '.join(cpus)}, {_dates(have)}."
+            + (f" {len(cached)} of them trained nothing: every stage came from the cache, made by the runs that computed it first "
+               f"({', '.join(r['name'] for r in cached)}; their fresh cost: `reports/evidence.md`, *Compute*)." if cached else ''))
 
 # %% ../nbs/15_readme.ipynb #7bd5bb54
 def block_grids(runs:dict, grids=None)->str:
