@@ -46,8 +46,8 @@ def block_main_job(runs:dict, grids=None)->str:
             f"`provenance.json` `wall_seconds`; reports and installation not included) — "
             + ', '.join(f"{e} {len(rs)} run{'s' * (len(rs) > 1)} {_hours(rs)*60:.1f} min" for e, rs in per.items())
             + f"; run on {' / '.join(cpus)}, {_dates(have)}."
-            + (f" {len(cached)} of them trained nothing: every stage came from the cache, made by the runs that computed it first "
-               f"({', '.join(r['name'] for r in cached)}; their fresh cost: `reports/evidence.md`, *Compute*)." if cached else ''))
+            + (f" {len(cached)} of them ({', '.join(r['name'] for r in cached)}) trained nothing: every stage came from the cache, made "
+               "by an earlier run; its estimated cost on a fresh machine is in `reports/evidence.md`, *Compute*." if cached else ''))
 
 # %% ../nbs/15_readme.ipynb #7bd5bb54
 def block_grids(runs:dict, grids=None)->str:
