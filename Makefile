@@ -79,8 +79,10 @@ table5:
 	$(MAKE) reproduce GRID=$(TABLE5) SNAKEMAKE_CONFIG="adopt_committed=true"
 
 ## Domain adaptation (Table 6 protocol) on every reachable source -> target pair, 3 seeds, `cpu` profile; resumable like table5.
+## make domain DOMAIN=domain-mpnet: the same pairs with the MPNet cross-encoder as the source teacher (issue 29; hours).
+DOMAIN ?= domain
 domain:
-	$(MAKE) reproduce GRID=domain SNAKEMAKE_CONFIG="adopt_committed=true"
+	$(MAKE) reproduce GRID=$(DOMAIN) SNAKEMAKE_CONFIG="adopt_committed=true"
 
 ## AugCSE (issue 10): the core comparison (SimCSE vs AugCSE vs alpha = +1, 3 seeds, ~30 min on 2 cores) and the ablations
 ## (alpha sweep, discriminator variants, number of augmentations, lambda, a weaker student); `make augcse AUGCSE=augcse-core`

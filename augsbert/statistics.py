@@ -8,6 +8,7 @@ import numpy as np
 import pandas as pd
 from scipy.stats import norm, rankdata
 from .config import AugsbertError
+from .metrics import auc_at_fpr
 
 # %% auto #0
 __all__ = ['task_metric', 'paired_bootstrap', 'holm', 'detectable', 'verdict', 'compare', 'score_ci']
@@ -20,7 +21,7 @@ def _ranked_spearman(pred:np.ndarray, gold:np.ndarray)->np.ndarray:
     den = np.sqrt((rp ** 2).sum(-1) * (rg ** 2).sum(-1))
     return np.where(den > 0, (rp * rg).sum(-1) / np.where(den > 0, den, 1), 0.0) * 100
 
-def task_metric(task:str, # 'regression' (Spearman ρ×100) or 'classification' (F1×100 at each seed's threshold)
+def task_metric(task:str, # 'regression' (Spearman ρ×100), 'classification' (F1×100 at each seed's threshold) or 'auc05' (AUC(0.05)×100)
                 pred, # predictions, one row per seed (seeds × pairs)
                 gold, # gold scores of the pairs, or one row per seed
                 thresholds=None # classification: each seed's dev threshold
@@ -29,13 +30,20 @@ def task_metric(task:str, # 'regression' (Spearman ρ×100) or 'classification' 
     pred, gold = np.atleast_2d(np.asarray(pred, float)), np.asarray(gold, float)
     gold = np.broadcast_to(gold, pred.shape)
     if task == 'regression': return _ranked_spearman(pred, gold)
-    if task != 'classification': raise AugsbertError(f"unknown task {task!r}: use 'regression' or 'classification'.")
+    if task == 'auc05': return np.array([100 * auc_at_fpr(g, p) for p, g in zip(pred, gold)])
+    if task != 'classification': raise AugsbertError(f"unknown task {task!r}: use 'regression', 'classification' or 'auc05'.")
     if thresholds is None: raise AugsbertError("classification needs each seed's dev threshold (thresholds=...).")
     called, pos = pred >= np.asarray(thresholds, float).reshape(-1, 1), gold >= 0.5
     tp = (called & pos).sum(-1); den = called.sum(-1) + pos.sum(-1)
     return np.where(den > 0, 200.0 * tp / np.where(den > 0, den, 1), 0.0)
 
 # %% ../nbs/03a_statistics.ipynb #e0a1dc50
+def _pairs(rng, gold:np.ndarray, task:str)->np.ndarray:
+    "One bootstrap resample of the test pairs' indices: stratified by class for 'auc05' (so both classes stay), else plain."
+    if task != 'auc05': return rng.integers(0, len(gold), len(gold))
+    pos, neg = np.flatnonzero(gold >= 0.5), np.flatnonzero(gold < 0.5)
+    return np.r_[rng.choice(pos, len(pos)), rng.choice(neg, len(neg))]
+
 def paired_bootstrap(task:str, a, b, # predictions of the two variants on the same test pairs: seeds × pairs, seed i paired
                      gold, # gold scores of the test pairs
                      thr_a=None, thr_b=None, # classification: each seed's dev threshold, per variant
@@ -48,7 +56,7 @@ def paired_bootstrap(task:str, a, b, # predictions of the two variants on the sa
     rng, (S, N) = np.random.default_rng(seed), a.shape
     boot = np.empty(n_boot)
     for k in range(n_boot):
-        s, p = rng.integers(0, S, S), rng.integers(0, N, N)
+        s, p = rng.integers(0, S, S), _pairs(rng, gold, task)
         ta = None if thr_a is None else np.asarray(thr_a, float)[s]
         tb = None if thr_b is None else np.asarray(thr_b, float)[s]
         boot[k] = (task_metric(task, a[s][:, p], gold[p], ta) - task_metric(task, b[s][:, p], gold[p], tb)).mean()
@@ -108,9 +116,9 @@ def compare(task:str, preds:dict, # variant -> predictions (seeds × test pairs)
 def score_ci(task:str, pred, gold, thresholds=None, n_boot:int=2000, seed:int=0, alpha:float=0.05)->dict:
     "Mean over seeds of the task metric, with its bootstrap SE and (1 − `alpha`) CI over seeds and test pairs."
     pred, gold = np.atleast_2d(np.asarray(pred, float)), np.asarray(gold, float)
-    rng, (S, N) = np.random.default_rng(seed), pred.shape
+    rng, S = np.random.default_rng(seed), pred.shape[0]
     th = None if thresholds is None else np.asarray(thresholds, float)
     boot = np.array([task_metric(task, pred[s][:, p], gold[p], None if th is None else th[s]).mean()
-                     for s, p in ((rng.integers(0, S, S), rng.integers(0, N, N)) for _ in range(n_boot))])
+                     for s, p in ((rng.integers(0, S, S), _pairs(rng, gold, task)) for _ in range(n_boot))])
     lo, hi = np.quantile(boot, [alpha / 2, 1 - alpha / 2])
     return dict(mean=float(task_metric(task, pred, gold, th).mean()), se=float(boot.std(ddof=1)), lo=float(lo), hi=float(hi))

@@ -2,11 +2,12 @@
 target pair set and label mode, a Shah et al. target read from a fixture, and the bad inputs, which fail before any model
 is trained."""
 from pathlib import Path
+import numpy as np
 import pytest
 from conftest import needs_data
 from augsbert.config import AugsbertError
 from augsbert.methods.domain_adaptation import ROWS, TARGET_PAIRS, LABEL_MODES
-from augsbert.runs import run_experiment, read_json
+from augsbert.runs import run_experiment, render_report, read_json
 
 pytestmark = needs_data
 
@@ -24,6 +25,11 @@ def test_every_row_on_a_duplicate_target(env, tiny):
         assert all(0 <= r['test'] <= 1 and 0 <= r['f1_test'] <= 100 for r in row['per_seed'])
     assert 'AugSBERT training' in prov['timings'] and (out/'rows.png').exists()
     assert 'similarity score' in m['score_mapping']                               # a regression source labels a duplicate target
+    st = m['statistics']                                                          # the gate on dev, the paired comparisons
+    assert set(st['gate']['bars']) == {'student', 'jaccard', 'constant'} and st['metric'] == 'auc05'
+    assert set(st['families']) == {'augsbert-vs-lower', 'teacher-vs-lower', 'augsbert-vs-upper'}
+    with np.load(out/'predictions.npz') as z:                                     # the statistics are recomputable from the run
+        assert set(z.files) == {'test_gold', *ROWS} and z['augsbert'].shape == (len(m['rows']['augsbert']['per_seed']), len(z['test_gold']))
 
 def test_a_regression_target_is_scored_by_spearman(env, tiny):
     m = read_json(_run(tiny, source='mrpc', target='stsb', rows='augsbert,lower')/'metrics.json')
@@ -86,3 +92,11 @@ def test_report_renders_table6_and_the_checks(env, tiny):
     assert 'teacher − lower' in md and (Path(nb).parent/'figures'/'domain_gain.png').exists()
     assert 'The paper (Table 6): AugSBERT beats the lower bound in 9 of 12 cells, by +37.0 points at most (Quora → Sprint)' in md
     assert '## Ablations' in md and 'paper, threshold' in md                    # the pair sets and label modes above
+
+def test_the_report_shows_the_gate_and_paired_cis(env, tiny):
+    _run(tiny)                                                                    # the first test's cell (from the cache if it ran)
+    md = (Path(render_report('domain_adaptation', progress=False, profile='smoke')).parent/'domain_adaptation.md').read_text()
+    sec = md.split('## At the evidence standard')[1].split('\n## ')[0]
+    assert 'stsb → mrpc' in sec and 'AugSBERT − lower' in sec and '(no run yet' not in sec
+    assert ('passes' in sec) or ('✗ fails' in sec)                                # the run's own gate, with its verdict
+    assert 'At the evidence standard (per-seed teachers, paired 95 % CIs): stsb → mrpc' in md   # a generated finding citing CIs

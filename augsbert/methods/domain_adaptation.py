@@ -11,18 +11,20 @@ import numpy as np, pandas as pd
 from ..config import AugsbertError, DataError, unknown_name, register_settings
 from ..cache import frame_key, stage_key, cached_json, artefact_dir
 from ..data import PairSplits, SPLIT_SEED, describe_rows
-from ..metrics import auc_at_fpr, classification_f1, spearman, best_threshold
+from ..metrics import auc_at_fpr, classification_f1, spearman, best_threshold, jaccard_scores
 from ..sampling import SAMPLERS, sample_pairs, exclude_gold, unique_sentences
 from ..silver import label_pairs, LABEL_CHUNK
 from ..students import make_student, student_title
 from ..training import bi_encoder_run, bi_encoder_scores, precision_scope, add_time
 from ..protocol import Protocol
-from ..teachers import get_cross_encoder, ce_predict, get_bi_encoder_model
+from ..teachers import get_cross_encoder, ce_predict, get_bi_encoder_model, teacher_gate
+from ..statistics import task_metric, compare, score_ci
 
 # %% auto #0
-__all__ = ['SETTINGS_FAMILY', 'TARGET_PAIRS', 'LABEL_MODES', 'MINERS', 'ROWS', 'DA_CODE', 'DomainConfig', 'domain_config',
-           'da_metric', 'da_scores', 'check_domains', 'check_target', 'score_mapping', 'read_target_file', 'cap_pairs',
-           'target_pair_set', 'bi_encoder_seed', 'zero_shot', 'teacher_seed', 'silver_target', 'run_domain']
+__all__ = ['SETTINGS_FAMILY', 'TARGET_PAIRS', 'LABEL_MODES', 'MINERS', 'ROWS', 'DA_CODE', 'DA_FAMILIES', 'DomainConfig',
+           'domain_config', 'da_metric', 'da_scores', 'check_domains', 'check_target', 'score_mapping',
+           'read_target_file', 'cap_pairs', 'target_pair_set', 'bi_encoder_seed', 'zero_shot', 'teacher_seed',
+           'silver_target', 'da_statistics', 'run_domain']
 
 # %% ../../nbs/11_domain.ipynb #c9826e47
 SETTINGS_FAMILY = register_settings('domain', dict(   # this method's keys: types here, defaults in settings.ini [method domain]
@@ -79,12 +81,13 @@ def da_metric(task:str # the target's task
 
 def da_scores(task:str, # the target's task
               dev_pred, dev_gold, test_pred, test_gold)->dict:
-    "dev/test in the target's metric: AUC(0.05) on the 0–1 scale (+ F1×100 at the dev threshold) or Spearman ρ×100."
+    "dev/test in the target's metric: AUC(0.05) on the 0–1 scale (+ F1×100 at the dev threshold) or Spearman ρ×100; and the test predictions."
+    kept = dict(test_pred=np.round(np.asarray(test_pred, float), 6).tolist())   # for the paired statistics (`da_statistics`)
     if da_metric(task) == 'spearman':
-        return dict(metric='spearman', dev=spearman(dev_pred, dev_gold), test=spearman(test_pred, test_gold))
+        return dict(metric='spearman', dev=spearman(dev_pred, dev_gold), test=spearman(test_pred, test_gold), **kept)
     f1 = classification_f1(dev_pred, dev_gold, test_pred, test_gold)
     return dict(metric='auc05', dev=auc_at_fpr(dev_gold, dev_pred), test=auc_at_fpr(test_gold, test_pred),
-                f1_dev=f1['dev'], f1_test=f1['test'], threshold=f1['threshold'])
+                f1_dev=f1['dev'], f1_test=f1['test'], threshold=f1['threshold'], **kept)
 
 # %% ../../nbs/11_domain.ipynb #cddef647
 def check_domains(source:str, target:str, # data set names (`-p source`, `-p target`)
@@ -234,15 +237,18 @@ def teacher_seed(source_train:pd.DataFrame, target:PairSplits, proto:Protocol, s
 def silver_target(source:PairSplits, # the source (its train split: the teacher's gold pairs; its dev: the threshold)
                   source_train:pd.DataFrame, # the (capped) source gold pairs
                   pairs:pd.DataFrame, # the unlabelled target pairs
-                  proto:Protocol, cfg:DomainConfig, progress:bool=True, timings:dict|None=None)->tuple[pd.DataFrame, float|None]:
-    "(the target pairs labelled by the base-seed source cross-encoder, the threshold of label_mode=threshold or None); cached, resumable."
+                  proto:Protocol, cfg:DomainConfig, progress:bool=True, timings:dict|None=None,
+                  seed:int|None=None # the source cross-encoder's seed (default: the protocol's base seed)
+                 )->tuple[pd.DataFrame, float|None]:
+    "(the target pairs labelled by the source cross-encoder of `seed`, the threshold of label_mode=threshold or None); cached, resumable."
+    seed = proto.seed if seed is None else seed
     key = stage_key('da-silver', code=('augsbert.training', 'augsbert.models', 'augsbert.silver', silver_target),
                     source=frame_key(source_train), source_dev=frame_key(source.dev), source_task=source.task,
                     pairs=frame_key(pairs), model=proto.cross_encoder, ce={k: v for k, v in proto.ce.as_dict().items() if k != 'device'},
-                    head=proto.ce_head, hidden=proto.ce_hidden, seed=proto.seed, label_mode=cfg.label_mode)
+                    head=proto.ce_head, hidden=proto.ce_hidden, seed=seed, label_mode=cfg.label_mode)
     folder = artefact_dir('da-silver', key)
     def compute():
-        model, _ = get_cross_encoder(source_train, proto, proto.seed, progress, timings)
+        model, _ = get_cross_encoder(source_train, proto, seed, progress, timings)
         t0 = time.time()
         lab = label_pairs(lambda df: ce_predict(model, df, proto), pairs, folder/'labels', LABEL_CHUNK, progress)
         add_time(timings, 'silver labelling', t0)
@@ -264,14 +270,41 @@ def _summary(rows:list[dict])->dict:
         if len(v): out[f'{k}_mean'], out[f'{k}_std'] = float(v.mean()), float(v.std(ddof=1)) if len(v) > 1 else 0.0
     return out
 
+# %% ../../nbs/11_domain.ipynb #a85405c6
+DA_FAMILIES = {'augsbert-vs-lower': ('augsbert', 'lower'), 'teacher-vs-lower': ('teacher', 'lower'), 'augsbert-vs-upper': ('augsbert', 'upper')}
+
+def da_statistics(out:dict, # `run_domain`'s metrics (rows with per-seed `test_pred`)
+                  target:PairSplits, expected:float|None=None, # the paper's AugSBERT − lower bound for the cell (points)
+                  n_boot:int=2000, seed:int=0, alpha:float=0.05)->dict:
+    "The teacher gate (dev, the target's metric) and the paired comparisons of a domain-adaptation cell, with AugSBERT's verdict."
+    rows, stat = out['rows'], ('auc05' if target.task == 'classification' else 'regression')
+    pts = (lambda v: 100 * v) if stat == 'auc05' else (lambda v: v)
+    dev_of = lambda pred: float(task_metric(stat, [pred], target.dev['score'].to_numpy())[0])
+    gate = None
+    if rows.get('teacher', {}).get('per_seed') and rows.get('lower', {}).get('per_seed') and len(target.dev):
+        gate = teacher_gate(pts(rows['teacher']['dev_mean']), pts(rows['lower']['dev_mean']),
+                            {'jaccard': dict(dev=dev_of(jaccard_scores(target.dev))), 'constant': dict(dev=dev_of(np.zeros(len(target.dev))))})
+    preds = {k: np.array([r['test_pred'] for r in v['per_seed']]) for k, v in rows.items() if k != 'zero-shot' and v.get('per_seed')}
+    gold = target.test['score'].to_numpy()
+    fams = {f: compare(stat, preds, [ab], gold, expected={'augsbert': expected} if ab == ('augsbert', 'lower') else None,
+                       n_boot=n_boot, seed=seed, alpha=alpha).to_dict(orient='records')[0]
+            for f, ab in DA_FAMILIES.items() if set(ab) <= set(preds) and len({len(preds[x]) for x in ab}) == 1}
+    v = fams.get('augsbert-vs-lower', {}).get('verdict')
+    conclusion = (None if v is None else 'gate failed: no conclusion' if gate and not gate['passes'] else
+                  'gate unknown: no conclusion' if gate is None else v)
+    return dict(metric=stat, gate=gate, families=fams, expected=expected, conclusion=conclusion, alpha=alpha, n_boot=n_boot,
+                scores={k: score_ci(stat, P, gold, n_boot=n_boot, seed=seed, alpha=alpha) for k, P in preds.items()})
+
 # %% ../../nbs/11_domain.ipynb #59461468
 def run_domain(source:PairSplits, # the labelled source (train capped by the caller)
                target:PairSplits, # the target (train capped by the caller: the upper bound's gold and the paper's pairs)
                proto:Protocol, # models and training settings (see `augsbert.protocol.protocol_from_profile`)
                cfg:DomainConfig, # how the target pairs are chosen and labelled
                rows:tuple=tuple(ROWS), # which rows to compute
-               progress:bool=True)->tuple[dict, dict]:
-    "Every row of one source → target cell: (metrics, timings in seconds)."
+               progress:bool=True,
+               expected:float|None=None # the paper's AugSBERT − lower bound for this cell, in points (for 'underpowered')
+              )->tuple[dict, dict]:
+    "Every row of one source → target cell, its gate and paired statistics: (metrics, timings in seconds)."
     for r in rows:
         if r not in ROWS: raise unknown_name('row', r, ROWS)
     check_target(target, cfg)
@@ -289,12 +322,16 @@ def run_domain(source:PairSplits, # the labelled source (train capped by the cal
         t0 = time.time()
         pairs = target_pair_set(target, cfg, src, proto, progress)
         add_time(timings, 'target pairs', t0)
-        silver, thr = silver_target(source, src, pairs, proto, cfg, progress, timings)
-        out['silver'] = dict(pairs=len(silver), mean_score=float(silver['score'].mean()),
-                             positive_share=float((silver['score'] >= 0.5).mean()), threshold=thr)
-        add('augsbert', [bi_encoder_seed(silver, target, proto, s, 'AugSBERT', progress, timings) for s in seeds])
+        silvers = {s: silver_target(source, src, pairs, proto, cfg, progress, timings, seed=s) for s in seeds}   # teacher i → student i
+        per = [dict(seed=s, mean_score=float(d['score'].mean()), positive_share=float((d['score'] >= 0.5).mean()), threshold=t)
+               for s, (d, t) in silvers.items()]
+        out['silver'] = dict(pairs=len(pairs), per_seed=per, threshold=per[0]['threshold'],
+                             **{k: float(np.mean([r[k] for r in per])) for k in ('mean_score', 'positive_share')})
+        add('augsbert', [bi_encoder_seed(silvers[s][0], target, proto, s, 'AugSBERT', progress, timings) for s in seeds])
     if 'upper' in rows:
         if len(target.train): add('upper', [bi_encoder_seed(target.train.reset_index(drop=True), target, proto, s, 'upper bound', progress, timings)
                                            for s in seeds])
         else: out['rows']['upper'] = dict(title=ROWS['upper'], per_seed=[], missing='the target has no labelled training pairs')
+    out['statistics'] = da_statistics(out, target, expected)
+    out['predictions'] = {k: [r.pop('test_pred') for r in v['per_seed']] for k, v in out['rows'].items() if v.get('per_seed')}
     return out, timings
