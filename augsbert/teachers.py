@@ -13,15 +13,16 @@ from .config import AugsbertError, unknown_name, register_settings
 from .cache import frame_key, stage_key, cached_folder, cached_json, artefact_dir
 from .data import PairSplits
 from .metrics import evaluate, jaccard_baseline, f1_at
-from .training import cross_encoder_run, bi_encoder_run, predict_pairs, precision_scope, add_time, write_card, DevCurve
+from .training import TrainConfig, HEADS, cross_encoder_run, bi_encoder_run, predict_pairs, precision_scope, add_time, write_card, DevCurve
 from .silver import teacher as as_teacher
 from .protocol import Protocol
 
 # %% auto #0
 __all__ = ['TEACHERS', 'TEACHER_STAGE', 'TEACHER_CODE', 'SEARCH_SETTINGS', 'Teacher', 'Taught', 'register_teacher',
            'cross_encoder_key', 'get_cross_encoder', 'ce_predict', 'gold_bi_encoder_key', 'get_bi_encoder_model',
-           'fit_cross_encoder', 'fit_bi_encoder', 'get_teacher', 'teacher_key', 'trivial_baselines', 'teacher_gate',
-           'search_teacher_recipe', 'apply_recipe', 'teacher_scores']
+           'teacher_be_config', 'fit_cross_encoder', 'fit_bi_encoder', 'get_teacher', 'teacher_key',
+           'trivial_baselines', 'teacher_gate', 'check_search', 'search_teacher_recipe', 'apply_recipe',
+           'score_predictor', 'teacher_scores']
 
 # %% ../nbs/09b_teachers.ipynb #34c9487c
 @dataclass(frozen=True)
@@ -82,26 +83,35 @@ def ce_predict(model, df:pd.DataFrame, proto:Protocol)->np.ndarray:
     with precision_scope(proto.ce.eval_precision, proto.ce.device): return predict_pairs(model, df)
 
 # %% ../nbs/09b_teachers.ipynb #01dee016
-def gold_bi_encoder_key(train:pd.DataFrame, proto:Protocol, model:str|None=None)->str:
-    "Cache key of the bi-encoder `model` (default: the profile's) trained on `train` with the protocol's base seed."
-    return stage_key('gold-sbert', code=TEACHER_CODE, data=frame_key(train), model=model or proto.bi_encoder,
-                     be=proto.key_fields()['be'], seed=proto.seed)
+def gold_bi_encoder_key(train:pd.DataFrame, proto:Protocol, model:str|None=None,
+                        cfg:TrainConfig|None=None # its training settings (default: the protocol's `be`)
+                       )->str:
+    "Cache key of the bi-encoder `model` (default: the profile's) trained on `train` with `cfg` and the protocol's base seed."
+    be = proto.key_fields()['be'] if cfg is None else {k: v for k, v in cfg.as_dict().items() if k != 'device'}
+    return stage_key('gold-sbert', code=TEACHER_CODE, data=frame_key(train), model=model or proto.bi_encoder, be=be, seed=proto.seed)
 
 # %% ../nbs/09b_teachers.ipynb #ae1a2139
-def get_bi_encoder_model(train:pd.DataFrame, proto:Protocol, progress:bool=True, model:str|None=None):
+def get_bi_encoder_model(train:pd.DataFrame, proto:Protocol, progress:bool=True, model:str|None=None,
+                         cfg:TrainConfig|None=None # its training settings (default: the protocol's `be`)
+                        ):
     "SBERT `model` (default: the profile's bi-encoder) trained on the gold pairs with the protocol's base seed; cached as a model."
     from sentence_transformers import SentenceTransformer
-    model = model or proto.bi_encoder
+    model, be = model or proto.bi_encoder, cfg or proto.be
     def build(folder):
-        run = bi_encoder_run(model, train, proto.be.with_seed(proto.seed), progress=progress).train_to(1.0)
+        run = bi_encoder_run(model, train, be.with_seed(proto.seed), progress=progress).train_to(1.0)
         run.model.save(str(folder))
         write_card(folder, kind='gold-tuned bi-encoder', base_model=model, data=dict(train=frame_key(train)), seed=proto.seed,
-                   parameters={k: v for k, v in proto.be.as_dict().items() if k != 'device'})
+                   parameters={k: v for k, v in be.as_dict().items() if k != 'device'})
         return run.model
-    return cached_folder('gold-sbert', gold_bi_encoder_key(train, proto, model), build,
+    return cached_folder('gold-sbert', gold_bi_encoder_key(train, proto, model, cfg), build,
                          lambda p: SentenceTransformer(str(p), device=proto.be.device))
 
 # %% ../nbs/09b_teachers.ipynb #78d65318
+def teacher_be_config(proto:Protocol)->TrainConfig|None:
+    "The bi-encoder teacher's training settings: the protocol's `be` with a recipe chosen on dev (`apply_recipe`), else None (= `be`)."
+    r = proto.options.get('teacher_be')
+    return _replace(proto.be, **r) if r else None
+
 @register_teacher('cross-encoder', 'cross-encoder')
 def fit_cross_encoder(train:pd.DataFrame, proto:Protocol, progress:bool=True, timings:dict|None=None)->Taught:
     "The cross-encoder teacher: `teacher_base` fine-tuned as a cross-encoder; scores both orders averaged."
@@ -111,10 +121,10 @@ def fit_cross_encoder(train:pd.DataFrame, proto:Protocol, progress:bool=True, ti
 @register_teacher('bi-encoder', 'gold-tuned bi-encoder')
 def fit_bi_encoder(train:pd.DataFrame, proto:Protocol, progress:bool=True, timings:dict|None=None)->Taught:
     "The bi-encoder teacher: `teacher_base` fine-tuned as SBERT on the gold pairs; labels by cosine, clipped to [0, 1]."
-    t0 = time.time()
-    model = get_bi_encoder_model(train, proto, progress, proto.teacher_base)
+    t0, cfg = time.time(), teacher_be_config(proto)
+    model = get_bi_encoder_model(train, proto, progress, proto.teacher_base, cfg)
     add_time(timings, 'bi-encoder teacher training', t0)
-    key = gold_bi_encoder_key(train, proto, proto.teacher_base)
+    key = gold_bi_encoder_key(train, proto, proto.teacher_base, cfg)
     return Taught(as_teacher(model, proto.be.eval_precision, proto.be.device), proto.teacher_base, str(artefact_dir('gold-sbert', key)), key)
 
 # %% ../nbs/09b_teachers.ipynb #5e78a052
@@ -129,7 +139,7 @@ def teacher_key(train:pd.DataFrame, proto:Protocol)->list:
     "What identifies the protocol's teacher in a cache key."
     if (proto.teacher or 'cross-encoder') == 'cross-encoder':
         return ['cross-encoder', cross_encoder_key(train, proto, proto.seed, proto.teacher_base)]
-    return ['bi-encoder', gold_bi_encoder_key(train, proto, proto.teacher_base)]
+    return ['bi-encoder', gold_bi_encoder_key(train, proto, proto.teacher_base, teacher_be_config(proto))]
 
 # %% ../nbs/09b_teachers.ipynb #b6292783
 def trivial_baselines(splits:PairSplits)->dict:
@@ -151,10 +161,10 @@ def teacher_gate(teacher_dev:float, # the teacher's dev score (×100)
 
 # %% ../nbs/09b_teachers.ipynb #0e84b7c2
 SEARCH_SETTINGS = register_settings('teacher-search', dict(
-    teacher_search=bool,     # choose the cross-encoder teacher's recipe on dev (else: the profile's ce_* settings)
+    teacher_search=bool,     # choose the teacher's recipe on dev (else: the profile's ce_* / be settings)
     search_epochs=int,       # epochs of each search run (every epoch 1..search_epochs is a candidate)
     search_lrs=list,         # learning rates tried
-    search_heads=list,       # heads tried: cls, mean (a new model's head)
+    search_heads=list,       # cross-encoder heads tried: cls, mean (a new model's head; a bi-encoder keeps its pooling)
     search_dev_pairs=int,    # dev pairs the search scores (a fixed seeded sample; 0: all)
 ), bounds=dict(search_epochs='[1,20]', search_dev_pairs='[0,inf)'))
 
@@ -162,45 +172,68 @@ SEARCH_SETTINGS = register_settings('teacher-search', dict(
 def _search_dev(splits:PairSplits, n:int)->pd.DataFrame:
     return splits.dev if not n or n >= len(splits.dev) else splits.dev.sample(n=n, random_state=0).reset_index(drop=True)
 
-def search_teacher_recipe(train:pd.DataFrame, splits:PairSplits, proto:Protocol, progress:bool=True, timings:dict|None=None)->dict:
-    "The cross-encoder teacher's recipe chosen on dev from `proto.options`' search space: every candidate's dev score and the best."
-    o, model = proto.options, proto.teacher_base
-    lrs, heads, E = [float(x) for x in o['search_lrs']], list(o['search_heads']), int(o['search_epochs'])
+def check_search(o:dict # the settings (`proto.options` or a profile)
+                )->tuple[list, list, int]:
+    "(learning rates, heads, epochs) of the declared search, or a clear error before anything trains."
+    try: lrs = [float(x) for x in o['search_lrs']]
+    except (TypeError, ValueError):
+        raise AugsbertError(f"-p search_lrs={o['search_lrs']!r}: give learning rates as numbers, e.g. -p search_lrs=2e-5,5e-5.") from None
+    heads = list(o['search_heads'])
     if not lrs or not heads: raise AugsbertError("teacher search: search_lrs and search_heads need at least one value each.")
+    if any(not 0 < x < 1 for x in lrs): raise AugsbertError(f"-p search_lrs={o['search_lrs']!r}: each learning rate must be in (0, 1).")
+    for h in heads:
+        if h not in HEADS: raise unknown_name('head (-p search_heads)', h, HEADS)
+    return lrs, heads, int(o['search_epochs'])
+
+def search_teacher_recipe(train:pd.DataFrame, splits:PairSplits, proto:Protocol, progress:bool=True, timings:dict|None=None)->dict:
+    "The teacher's recipe (a cross-encoder's or a gold-tuned bi-encoder's) chosen on dev from `proto.options`' search space."
+    o, model, kind = proto.options, proto.teacher_base, proto.teacher or 'cross-encoder'
+    lrs, heads, E = check_search(o)
+    if kind == 'bi-encoder': heads = ['-']     # a sentence embedder keeps its own pooling
     dev = _search_dev(splits, o['search_dev_pairs'])
     key = stage_key('teacher-search', code=TEACHER_CODE, data=frame_key(train), dev=frame_key(dev), task=splits.task, model=model,
-                    ce=proto.key_fields()['ce'], hidden=proto.ce_hidden, lrs=lrs, heads=heads, epochs=E, seed=proto.seed)
+                    kind=kind, cfg=proto.key_fields()['ce' if kind == 'cross-encoder' else 'be'], hidden=proto.ce_hidden,
+                    lrs=lrs, heads=heads, epochs=E, seed=proto.seed)
+    def one(head, lr, callbacks):
+        if kind == 'bi-encoder': return bi_encoder_run(model, train, _replace(proto.be, lr=lr, epochs=E).with_seed(proto.seed), dev,
+                                                       splits.task, callbacks, progress)
+        return cross_encoder_run(model, train, _replace(proto.ce, lr=lr, epochs=E).with_seed(proto.seed), dev, splits.task,
+                                 callbacks, progress, head=head, hidden=proto.ce_hidden)
     def compute():
         rows, t0 = [], time.time()
         for head in heads:
             for lr in lrs:
                 holder = []
                 dc = DevCurve([k / E for k in range(1, E + 1)], lambda: holder[0].evaluate())
-                holder.append(cross_encoder_run(model, train, _replace(proto.ce, lr=lr, epochs=E).with_seed(proto.seed), dev, splits.task,
-                                                [dc], progress, head=head, hidden=proto.ce_hidden))
-                holder[0].train_to(1.0)
+                holder.append(one(head, lr, [dc])); holder[0].train_to(1.0)
                 rows += [dict(head=head, lr=lr, epochs=round(f * E), dev=s) for f, s in dc.points]
         add_time(timings, 'teacher recipe search', t0)
         best = max(rows, key=lambda r: r['dev'])
-        return dict(candidates=rows, best=dict(best, of_epochs=E), dev_pairs=len(dev), model=model, seed=proto.seed)
+        return dict(candidates=rows, best=dict(best, of_epochs=E, kind=kind), dev_pairs=len(dev), model=model, kind=kind, seed=proto.seed)
     return cached_json('teacher-search', key, compute)
 
 # %% ../nbs/09b_teachers.ipynb #5f4df776
 def apply_recipe(proto:Protocol, recipe:dict|None)->Protocol:
-    "The protocol whose cross-encoder trains with `recipe` (`search_teacher_recipe(...)['best']`; None: unchanged)."
+    "The protocol whose teacher trains with `recipe` (`search_teacher_recipe(...)['best']`; None: unchanged)."
     if not recipe: return proto
     k, E = int(recipe['epochs']), int(recipe['of_epochs'])
+    if recipe.get('kind') == 'bi-encoder':    # the teacher's own settings; the student (and S.S.'s neighbour model) keep `be`
+        be = dict(lr=float(recipe['lr']), epochs=k, warmup_ratio=min(1.0, proto.be.warmup_ratio * E / k))
+        return _replace(proto, options={**proto.options, 'teacher_be': be})
     ce = _replace(proto.ce, lr=float(recipe['lr']), epochs=k, warmup_ratio=min(1.0, proto.ce.warmup_ratio * E / k))
     return _replace(proto, ce=ce, ce_head=recipe['head'])
 
 # %% ../nbs/09b_teachers.ipynb #d4296e47
+def score_predictor(predict:Callable, # df -> scores (a teacher's labelling function, a model's `predict`)
+                    splits:PairSplits)->dict:
+    "dev and test in the paper's metric (×100), the dev threshold (classification) and the test predictions (for paired statistics)."
+    test = predict(splits.test)
+    r = evaluate(splits.task, predict(splits.dev), splits.dev['score'], test, splits.test['score'])
+    return dict({k: r[k] for k in ('dev', 'test', 'threshold') if k in r}, test_pred=np.round(np.asarray(test, float), 6).tolist())
+
 def teacher_scores(taught:Taught, # a fine-tuned teacher (`get_teacher`)
                    splits:PairSplits)->dict:
     "The teacher's dev and test scores (×100, the task's metric), the dev threshold (classification) and its test predictions."
     key = stage_key('teacher-scores', code=TEACHER_CODE, teacher=taught.key, dev=frame_key(splits.dev), test=frame_key(splits.test),
                     task=splits.task)
-    def compute():
-        dev, test = taught.predict(splits.dev), taught.predict(splits.test)
-        r = evaluate(splits.task, dev, splits.dev['score'], test, splits.test['score'])
-        return dict({k: r[k] for k in ('dev', 'test', 'threshold') if k in r}, test_pred=np.round(test, 6).tolist())
-    return cached_json('teacher-scores', key, compute)
+    return cached_json('teacher-scores', key, lambda: score_predictor(taught.predict, splits))

@@ -85,7 +85,7 @@ def test_main_recipe_is_the_one_chosen_on_dev():
 def test_teachers_grid(tmp_path):
     "`make teachers`: the evidence cells and their report; the first STSb cell's teachers are shared by the cells after it."
     out = dry_run(tmp_path, '--config', 'grid=teachers')
-    assert job_stats(out) == dict(run_evidence=12, report_evidence=1, all=1)
+    assert job_stats(out) == dict(run_evidence=13, report_evidence=1, all=1)
     cmds = commands(out)
     assert cmds['cpu_stsb_static_mpnet-ce_rs-bm25'][2] == ['dataset=stsb', 'student=static', 'teacher_model=mpnet', 'strategies=random,bm25']
     assert {f'cpu_mrpc_static_minilm-ce_bm25_labels-{m}' for m in ('dev-f1', 'rate', 'soft')} <= set(cmds)

@@ -14,7 +14,7 @@ import pandas as pd
 from ..config import AugsbertError, unknown_name, register_settings
 from ..cache import frame_key, stage_key, artefact_dir, cached_json, cached_folder
 from ..data import PairSplits
-from ..metrics import evaluate, best_threshold
+from ..metrics import best_threshold
 from ..training import DevCurve, bi_encoder_run, cross_encoder_run, make_cross_encoder, add_time, write_card
 from ..seed_optimisation import seed_optimise
 from ..sampling import SAMPLERS, check_silver_memory
@@ -22,7 +22,8 @@ from ..silver import label_pairs, LABEL_CHUNK
 from ..students import STUDENTS, make_student, student_title, throughput
 from ..protocol import Protocol, protocol_from_profile
 from ..teachers import (TEACHERS, get_teacher, teacher_key, get_cross_encoder, ce_predict, get_bi_encoder_model, TEACHER_STAGE,
-                               trivial_baselines, teacher_gate, search_teacher_recipe, apply_recipe, teacher_scores)
+                               trivial_baselines, teacher_gate, search_teacher_recipe, apply_recipe, teacher_scores, check_search,
+                               score_predictor)
 from ..statistics import compare, score_ci
 from .. import paper
 from ..runs import cpu_name
@@ -125,6 +126,7 @@ def method_protocol(cfg:dict, # a profile from `get_profile` (with overrides)
         if cfg['silver_pool'] not in SILVER_POOLS: raise unknown_name('silver pool (-p silver_pool)', cfg['silver_pool'], SILVER_POOLS)
         if cfg.get('silver_labels', 'dev-f1') not in SILVER_LABELS:
             raise unknown_name('silver label mode (-p silver_labels)', cfg['silver_labels'], SILVER_LABELS)
+        if cfg.get('teacher_search'): check_search(cfg)   # a search space that cannot run fails here, before any data loads
     return protocol_from_profile(cfg, dataset, m.families, bi_encoder, cross_encoder, curve_points, explicit)
 
 # %% ../../nbs/10_methods.ipynb #f870c6ee
@@ -168,11 +170,6 @@ def get_silver(sampler:str, # a name in `SAMPLERS`
     return pd.DataFrame(cached_json('silver', key, compute), columns=['sentence1', 'sentence2', 'score'])
 
 # %% ../../nbs/10_methods.ipynb #75f57450
-def _score_model(predict, splits:PairSplits)->dict:
-    test = predict(splits.test)
-    r = evaluate(splits.task, predict(splits.dev), splits.dev['score'], test, splits.test['score'])
-    return dict({k: r[k] for k in ('dev', 'test', 'threshold') if k in r}, test_pred=np.round(np.asarray(test, float), 6).tolist())
-
 def keep_model(model, # a trained `SentenceTransformer` or `CrossEncoder`
                stage:str, # the stage whose result it is
                key:str, # that result's cache key
@@ -213,13 +210,13 @@ def seed_results(kind:str, # 'bi-encoder' or 'cross-encoder'
             def compute():
                 if not be:       # kept as a model: the base seed's is also the silver labeller
                     model, ck = get_cross_encoder(train, proto, seed, progress, timings)
-                    return dict(seed=seed, **_score_model(lambda df: ce_predict(model, df, proto), splits),
+                    return dict(seed=seed, **score_predictor(lambda df: ce_predict(model, df, proto), splits),
                                 model=dict(path=str(artefact_dir('cross-encoder', ck)), key=ck))
                 t0 = time.time()
                 dc = DevCurve(curve, lambda: holder[0].evaluate()) if curve else None
                 holder = [make_run(seed, [dc] if dc else [])]
                 run = holder[0].train_to(1.0)
-                res = dict(seed=seed, **_score_model(run.predict, splits)); add_time(timings, f'{kind} training', t0)
+                res = dict(seed=seed, **score_predictor(run.predict, splits)); add_time(timings, f'{kind} training', t0)
                 if curve: res['curve'] = dc.points + [(1.0, res['dev'])]
                 res['model'] = keep_model(run.model, stage, key, **card, seed=seed, scores=dict(dev=res['dev'], test=res['test']))
                 return res
@@ -232,7 +229,7 @@ def seed_results(kind:str, # 'bi-encoder' or 'cross-encoder'
                 t0 = time.time()
                 so = seed_optimise(make_run, seeds, splits.dev, splits.task, proto.seed_fraction, curve_points=tuple(curve), progress=progress)
                 res = dict(seed=so.best_seed, repeat=r, early={str(k): v for k, v in so.early.items()},
-                           **_score_model(so.best_run.predict, splits))
+                           **score_predictor(so.best_run.predict, splits))
                 if curve: res['curves'] = {str(k): v for k, v in so.curves.items()}
                 res['model'] = keep_model(so.best_run.model, stage, key, **card, seed=so.best_seed, scores=dict(dev=res['dev'], test=res['test']))
                 add_time(timings, f'{kind} training', t0)
@@ -355,7 +352,7 @@ def run_method(method:str, # a name in `METHODS`
     m = get_method(method, silver_only)
     gold = splits.train.reset_index(drop=True)
     timings, recipe = {}, None
-    if m.sampler and proto.options.get('teacher_search') and (proto.teacher or 'cross-encoder') == 'cross-encoder':
+    if m.sampler and proto.options.get('teacher_search'):
         recipe = search_teacher_recipe(gold, splits, proto, progress, timings)    # the teacher's recipe, chosen on dev
         proto = apply_recipe(proto, recipe['best'])
     cell = Cell(splits, gold, proto, progress, timings, silver_only, _unlabelled(gold, unlabelled))
@@ -446,8 +443,7 @@ def evidence_cell(splits:PairSplits, # the data set (train: the gold pairs, alre
     if bad: raise unknown_name('strategy or control', bad[0], (*SAMPLERS, *CONTROLS))
     if not strategies: raise AugsbertError("evidence_cell needs at least one strategy (e.g. strategies=('bm25',)).")
     gold, cols = splits.train.reset_index(drop=True), ['sentence1', 'sentence2', 'score']
-    search = (search_teacher_recipe(gold, splits, proto, progress, timings)
-              if proto.options.get('teacher_search') and (proto.teacher or 'cross-encoder') == 'cross-encoder' else None)
+    search = search_teacher_recipe(gold, splits, proto, progress, timings) if proto.options.get('teacher_search') else None
     base, baselines = apply_recipe(proto, search and search['best']), trivial_baselines(splits)
     preds, thr, seeds = {}, {}, []
     def keep(name, r): preds.setdefault(name, []).append(r['test_pred']); thr.setdefault(name, []).append(r.get('threshold'))
@@ -470,7 +466,8 @@ def evidence_cell(splits:PairSplits, # the data set (train: the gold pairs, alre
     mean = lambda xs: float(np.mean(xs))
     return dict(dataset=splits.name, task=splits.task, gold_pairs=len(gold), seeds=proto.seeds, strategies=list(strategies),
                 controls=list(controls), teacher=dict(kind=proto.teacher or 'cross-encoder', model=base.teacher_base,
-                recipe=search and search['best'], search=search, ce=base.key_fields()['ce'], head=base.ce_head),
+                recipe=search and search['best'], search=search, ce=base.key_fields()['ce'], head=base.ce_head,
+                be=(base.options.get('teacher_be') or {}) if (proto.teacher or 'cross-encoder') == 'bi-encoder' else None),
                 baselines=baselines, gate=teacher_gate(mean([r['teacher']['dev'] for r in seeds]), mean([r['sbert']['dev'] for r in seeds]), baselines),
                 per_seed=seeds, predictions={k: np.asarray(v, dtype=np.float32) for k, v in preds.items()},
                 thresholds={k: v for k, v in thr.items() if splits.task == 'classification'})
