@@ -9,10 +9,11 @@ from contextlib import contextmanager
 from pathlib import Path
 
 # %% auto #0
-__all__ = ['SETTINGS', 'PROFILE_KEYS', 'PROFILE_PREFIX', 'METHOD_PREFIX', 'DEFAULTS', 'BOUNDS', 'AugsbertError', 'DataError',
-           'ChecksumError', 'UnknownNameError', 'OfflineError', 'unknown_name', 'project_root', 'mirror_dirs',
-           'cache_dir', 'reports_dir', 'is_offline', 'family_settings', 'in_bounds', 'check_bounds', 'load_profiles',
-           'get_profile', 'register_settings', 'sha256_file', 'atomic_write', 'atomic_dir']
+__all__ = ['SETTINGS', 'PROFILE_KEYS', 'PROFILE_PREFIX', 'METHOD_PREFIX', 'DEFAULTS', 'BOUNDS', 'PROFILE_PRECISIONS',
+           'BF16_CPU_FLAGS', 'AugsbertError', 'DataError', 'ChecksumError', 'UnknownNameError', 'OfflineError',
+           'unknown_name', 'project_root', 'mirror_dirs', 'cache_dir', 'reports_dir', 'is_offline', 'family_settings',
+           'in_bounds', 'check_bounds', 'load_profiles', 'cpu_flags', 'resolve_precision', 'get_profile',
+           'register_settings', 'sha256_file', 'atomic_write', 'atomic_dir']
 
 # %% ../nbs/00_config.ipynb #6c877a44
 class AugsbertError(Exception):
@@ -90,7 +91,7 @@ SETTINGS = {  # family -> {key: type}; a key belongs to exactly one family
         datasets=list,          # the data sets an experiment loops over
         max_train_pairs=int,    # cap on gold training pairs (0: all)
         seeds=int,              # number of seeds per configuration
-        eval_precision=str,     # predictions (dev/test scores, silver labels): 'fp32' or 'bf16' autocast (training stays fp32)
+        eval_precision=str,     # predictions (dev/test scores, silver labels): 'fp32', 'bf16' autocast or 'auto' (per machine; training stays fp32)
     ),
     'models': dict(
         bi_encoder=str,         # model name for bi-encoders (SBERT)
@@ -223,6 +224,26 @@ def load_profiles(path=None # settings.ini to read (default: the project's)
     for n, prof in out.items(): check_bounds(prof, lambda k, n=n: f"{path}: [profile {n}] {k}")
     return out
 
+# %% ../nbs/00_config.ipynb #d73734a5
+PROFILE_PRECISIONS = ('fp32', 'bf16', 'auto')  # 'auto': chosen per machine
+BF16_CPU_FLAGS = ('avx512_bf16', 'amx_bf16')   # /proc/cpuinfo flags of CPUs with native bfloat16 matrix products
+
+def cpu_flags()->set:
+    "The flags of this machine's CPU (`/proc/cpuinfo`; empty where it cannot be read)."
+    try: text = Path('/proc/cpuinfo').read_text()
+    except OSError: return set()
+    return {f for line in text.splitlines() if line.startswith('flags') for f in line.split(':', 1)[1].split()}
+
+def resolve_precision(precision:str, # 'fp32', 'bf16' or 'auto'
+                      device:str='cpu', # the device predictions run on
+                      flags:set|None=None # the CPU's flags (default: `cpu_flags()`)
+                     )->str:
+    "'fp32' or 'bf16': `precision` itself, or for 'auto' bf16 on a CPU with bf16 instructions and fp32 elsewhere."
+    if precision not in PROFILE_PRECISIONS: raise unknown_name('eval_precision', precision, PROFILE_PRECISIONS)
+    if precision != 'auto': return precision
+    if not str(device).startswith('cpu'): return 'fp32'
+    return 'bf16' if set(BF16_CPU_FLAGS) & (cpu_flags() if flags is None else flags) else 'fp32'
+
 # %% ../nbs/00_config.ipynb #11b0d9f0
 def get_profile(name:str, # profile name: 'smoke', 'cpu', 'paper', or one you add to settings.ini
                 path=None, # settings.ini to read (default: the project's)
@@ -241,7 +262,8 @@ def get_profile(name:str, # profile name: 'smoke', 'cpu', 'paper', or one you ad
         elif isinstance(v, typ) and not (typ is int and isinstance(v, bool)): prof[k] = v
         elif typ is float and isinstance(v, int) and not isinstance(v, bool): prof[k] = float(v)
         else: prof[k] = _parse(k, str(v), typ, where=f"-p {k}={v}")
-    return check_bounds(prof)
+    prof = check_bounds(prof)
+    return {**prof, 'eval_precision': resolve_precision(prof['eval_precision'], prof['device'])}
 
 # %% ../nbs/00_config.ipynb #f6cf349a
 def register_settings(family:str, # the family's name (its optional section: `[method FAMILY]`)

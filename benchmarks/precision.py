@@ -10,7 +10,7 @@ pairs after a seeded shuffle, the whole dev split unless `--max-dev-pairs`):
 3. the same bi-encoder trained with `bf16=True` in its `TrainingArguments` (accelerate autocasts the forward pass
    to bfloat16; weights and optimiser stay fp32), scored in fp32.
 
-Why the `cpu` profile predicts in bf16 but trains in fp32: prediction gets several times faster and the dev
+Why the `cpu` profile predicts in bf16 (on a CPU with bf16 instructions: eval_precision = auto) but trains in fp32: prediction gets several times faster and the dev
 score moves by hundredths of a point; bf16 training was 1.84x faster but lost 0.93 dev points (500 STSb pairs,
 benchmarks/results/precision_stsb500.json), which is why `augsbert.training` does not offer it: measurement 3
 switches it on here, in the benchmark only. A CPU without AVX512-BF16/AMX gets little or no speed-up (the results
