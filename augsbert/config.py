@@ -224,7 +224,7 @@ def load_profiles(path=None # settings.ini to read (default: the project's)
     for n, prof in out.items(): check_bounds(prof, lambda k, n=n: f"{path}: [profile {n}] {k}")
     return out
 
-# %% ../nbs/00_config.ipynb #d73734a5
+# %% ../nbs/00_config.ipynb #60eb72b6
 PROFILE_PRECISIONS = ('fp32', 'bf16', 'auto')  # 'auto': chosen per machine
 BF16_CPU_FLAGS = ('avx512_bf16', 'amx_bf16')   # /proc/cpuinfo flags of CPUs with native bfloat16 matrix products
 
