@@ -13,13 +13,13 @@ import numpy as np
 import pandas as pd
 import torch
 from transformers import TrainerCallback
-from .config import AugsbertError, DataError, OfflineError, unknown_name
+from .config import AugsbertError, DataError, OfflineError, unknown_name, PROFILE_PRECISIONS
 from .data import validate_pairs
 from .models import DEFAULT_MODEL, resolve_model, pick_device, load_bi_encoder
 from .metrics import spearman, best_threshold
 
 # %% auto #0
-__all__ = ['PRECISIONS', 'SCHEDULES', 'HEADS', 'CE_LOSSES', 'set_seed', 'precision_scope', 'TrainConfig',
+__all__ = ['PRECISIONS', 'AUTO_HINT', 'SCHEDULES', 'HEADS', 'CE_LOSSES', 'set_seed', 'precision_scope', 'TrainConfig',
            'paper_cross_encoder_config', 'paper_bi_encoder_config', 'training_arguments', 'pairs_dataset', 'task_score',
            'finite_scores', 'PauseAt', 'DevCurve', 'GuardFinite', 'TrainingRun', 'bi_encoder_scores',
            'sentence_transformer_run', 'bi_encoder_run', 'train_bi_encoder', 'make_cross_encoder', 'predict_pairs',
@@ -34,13 +34,14 @@ def set_seed(seed:int # the seed for python's `random`, numpy and torch
     torch.use_deterministic_algorithms(True, warn_only=True)
 
 # %% ../nbs/07_training.ipynb #9a30c593
-PRECISIONS = ('fp32', 'bf16')
+PRECISIONS = tuple(p for p in PROFILE_PRECISIONS if p != 'auto')   # what a model runs at; a profile's 'auto' is resolved when it is read
+AUTO_HINT = "'auto' is resolved when a profile is read: pass augsbert.config.resolve_precision('auto')."
 
 def precision_scope(precision:str='fp32', # 'fp32' (no change) or 'bf16' (autocast matrix products to bfloat16)
                     device:str='cpu' # the device the model is on
                    ):
     "A context in which predictions run at `precision` (`torch.autocast` for 'bf16'; a no-op for 'fp32')."
-    if precision not in PRECISIONS: raise unknown_name('eval_precision', precision, PRECISIONS)
+    if precision not in PRECISIONS: raise unknown_name('eval_precision', precision, PRECISIONS, hint=AUTO_HINT if precision == 'auto' else '')
     return torch.autocast(device_type=torch.device(device).type, dtype=torch.bfloat16, enabled=precision == 'bf16')
 
 # %% ../nbs/07_training.ipynb #fe510084
@@ -67,7 +68,8 @@ class TrainConfig:
         if not self.lr > 0: raise AugsbertError(f"TrainConfig.lr must be positive, got {self.lr!r}.")
         if not 0 <= self.warmup_ratio < 1: raise AugsbertError(f"TrainConfig.warmup_ratio must be in [0, 1), got {self.warmup_ratio!r}.")
         if self.schedule not in SCHEDULES: raise unknown_name('schedule', self.schedule, SCHEDULES)
-        if self.eval_precision not in PRECISIONS: raise unknown_name('eval_precision', self.eval_precision, PRECISIONS)
+        if self.eval_precision not in PRECISIONS:
+            raise unknown_name('eval_precision', self.eval_precision, PRECISIONS, hint=AUTO_HINT if self.eval_precision == 'auto' else '')
 
 # %% ../nbs/07_training.ipynb #14f449a3
 @patch
