@@ -71,10 +71,12 @@ def test_main_job(main_dry_run):
     assert 'augsbert report datasets -p run_name=cpu' in main_dry_run
     assert 'threads: 2' in main_dry_run and 'mem_mb=12000' in main_dry_run and 'runtime=120' in main_dry_run
 
-def test_main_recipe_is_the_one_chosen_on_dev():
-    "The main cell's teacher recipe is the one the `teachers` grid's search chose on dev (recorded in that committed run)."
+@pytest.mark.parametrize('grid,i', [('main', 0), ('teachers', 2)])
+def test_main_recipe_is_the_one_chosen_on_dev(grid, i):
+    "The main cell's (and the S.S. cell's) teacher recipe is the one the `teachers` grid's search chose on dev (recorded in that committed run)."
     from augsbert.grid import grid_config
-    main = grid_config()['grids']['main']['experiments']['evidence']['runs'][0]['params']
+    main = grid_config()['grids'][grid]['experiments']['evidence']['runs'][i]['params']
+    assert main['teacher_search'] is False
     run = ROOT/'reports'/'runs'/'evidence'/'cpu_stsb_static_mpnet-ce_rs-bm25'/'metrics.json'
     if not run.exists(): pytest.skip('the teachers grid search run is not committed')
     best = json.loads(run.read_text())['teacher']['recipe']
