@@ -500,6 +500,8 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                                                                                        'augsbert/methods/domain_adaptation.py'),
                                                     'augsbert.methods.domain_adaptation.score_mapping': ( 'domain.html#score_mapping',
                                                                                                           'augsbert/methods/domain_adaptation.py'),
+                                                    'augsbert.methods.domain_adaptation.shuffled_labels': ( 'domain.html#shuffled_labels',
+                                                                                                            'augsbert/methods/domain_adaptation.py'),
                                                     'augsbert.methods.domain_adaptation.silver_target': ( 'domain.html#silver_target',
                                                                                                           'augsbert/methods/domain_adaptation.py'),
                                                     'augsbert.methods.domain_adaptation.target_pair_set': ( 'domain.html#target_pair_set',

@@ -19,7 +19,7 @@ def _run(tiny, source='stsb', target='mrpc', **kw):
 def test_every_row_on_a_duplicate_target(env, tiny):
     out = _run(tiny)
     m, prov = read_json(out/'metrics.json'), read_json(out/'provenance.json')
-    assert set(m['rows']) == set(ROWS) == {'zero-shot', 'teacher', 'lower', 'augsbert', 'upper'}
+    assert set(m['rows']) == set(ROWS) == {'zero-shot', 'teacher', 'lower', 'augsbert', 'upper', 'shuffled'}
     assert m['metric'] == 'auc05' and m['silver']['pairs'] == 32 == m['sizes']['target']['train']
     for row in m['rows'].values():
         assert all(0 <= r['test'] <= 1 and 0 <= r['f1_test'] <= 100 for r in row['per_seed'])
@@ -27,7 +27,8 @@ def test_every_row_on_a_duplicate_target(env, tiny):
     assert 'similarity score' in m['score_mapping']                               # a regression source labels a duplicate target
     st = m['statistics']                                                          # the gate on dev, the paired comparisons
     assert set(st['gate']['bars']) == {'student', 'jaccard', 'constant'} and st['metric'] == 'auc05'
-    assert set(st['families']) == {'augsbert-vs-lower', 'teacher-vs-lower', 'augsbert-vs-upper'}
+    assert set(st['families']) == {'augsbert-vs-lower', 'teacher-vs-lower', 'augsbert-vs-upper', 'augsbert-vs-shuffled'}
+    assert 'shuffled control training' in prov['timings'] and 'from_teacher' in st
     with np.load(out/'predictions.npz') as z:                                     # the statistics are recomputable from the run
         assert set(z.files) == {'test_gold', *ROWS} and z['augsbert'].shape == (len(m['rows']['augsbert']['per_seed']), len(z['test_gold']))
 

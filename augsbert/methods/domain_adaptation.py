@@ -24,7 +24,7 @@ from ..statistics import task_metric, compare, score_ci
 __all__ = ['SETTINGS_FAMILY', 'TARGET_PAIRS', 'LABEL_MODES', 'MINERS', 'ROWS', 'DA_CODE', 'DA_FAMILIES', 'DomainConfig',
            'domain_config', 'da_metric', 'da_scores', 'check_domains', 'check_target', 'score_mapping',
            'read_target_file', 'cap_pairs', 'target_pair_set', 'bi_encoder_seed', 'zero_shot', 'teacher_seed',
-           'silver_target', 'da_statistics', 'run_domain']
+           'silver_target', 'shuffled_labels', 'da_statistics', 'run_domain']
 
 # %% ../../nbs/11_domain.ipynb #c9826e47
 SETTINGS_FAMILY = register_settings('domain', dict(   # this method's keys: types here, defaults in settings.ini [method domain]
@@ -40,7 +40,8 @@ LABEL_MODES = ('soft', 'threshold')
 MINERS = {'bm25': 'bm25', 'ss': 'semantic', 'bm25-ss': 'bm25-semantic'}   # -p miner → a sampler of augsbert.sampling
 ROWS = {'upper': 'SBERT (in-domain, upper bound)', 'augsbert': 'AugSBERT (source cross-encoder → target)',
         'lower': 'SBERT (source, lower bound)', 'zero-shot': 'untrained bi-encoder (zero-shot)',
-        'teacher': 'source cross-encoder on the target'}
+        'teacher': 'source cross-encoder on the target',
+        'shuffled': 'AugSBERT with its silver labels shuffled (control)'}
 
 # %% ../../nbs/11_domain.ipynb #fd710535
 @dataclass(frozen=True)
@@ -270,8 +271,13 @@ def _summary(rows:list[dict])->dict:
         if len(v): out[f'{k}_mean'], out[f'{k}_std'] = float(v.mean()), float(v.std(ddof=1)) if len(v) > 1 else 0.0
     return out
 
+def shuffled_labels(silver:pd.DataFrame, seed:int)->pd.DataFrame:
+    "The silver pairs with their labels permuted by `seed`: the control that keeps the target text and the steps, not the teacher."
+    return silver.assign(score=np.random.default_rng(seed).permutation(silver['score'].to_numpy()))
+
 # %% ../../nbs/11_domain.ipynb #a85405c6
-DA_FAMILIES = {'augsbert-vs-lower': ('augsbert', 'lower'), 'teacher-vs-lower': ('teacher', 'lower'), 'augsbert-vs-upper': ('augsbert', 'upper')}
+DA_FAMILIES = {'augsbert-vs-lower': ('augsbert', 'lower'), 'teacher-vs-lower': ('teacher', 'lower'), 'augsbert-vs-upper': ('augsbert', 'upper'),
+               'augsbert-vs-shuffled': ('augsbert', 'shuffled')}
 
 def da_statistics(out:dict, # `run_domain`'s metrics (rows with per-seed `test_pred`)
                   target:PairSplits, expected:float|None=None, # the paper's AugSBERT − lower bound for the cell (points)
@@ -292,7 +298,9 @@ def da_statistics(out:dict, # `run_domain`'s metrics (rows with per-seed `test_p
     v = fams.get('augsbert-vs-lower', {}).get('verdict')
     conclusion = (None if v is None else 'gate failed: no conclusion' if gate and not gate['passes'] else
                   'gate unknown: no conclusion' if gate is None else v)
-    return dict(metric=stat, gate=gate, families=fams, expected=expected, conclusion=conclusion, alpha=alpha, n_boot=n_boot,
+    sh = fams.get('augsbert-vs-shuffled', {}).get('verdict')   # the labels, not the target text, made the gain?
+    from_teacher = None if sh is None or conclusion != 'helps' else sh == 'helps'
+    return dict(metric=stat, gate=gate, families=fams, expected=expected, conclusion=conclusion, from_teacher=from_teacher, alpha=alpha, n_boot=n_boot,
                 scores={k: score_ci(stat, P, gold, n_boot=n_boot, seed=seed, alpha=alpha) for k, P in preds.items()})
 
 # %% ../../nbs/11_domain.ipynb #59461468
@@ -318,7 +326,7 @@ def run_domain(source:PairSplits, # the labelled source (train capped by the cal
     if 'zero-shot' in rows: add('zero-shot', [zero_shot(target, proto)])
     if 'teacher' in rows: add('teacher', [teacher_seed(src, target, proto, s, progress, timings) for s in seeds])
     if 'lower' in rows: add('lower', [bi_encoder_seed(src, target, proto, s, 'lower bound', progress, timings) for s in seeds])
-    if 'augsbert' in rows:
+    if {'augsbert', 'shuffled'} & set(rows):
         t0 = time.time()
         pairs = target_pair_set(target, cfg, src, proto, progress)
         add_time(timings, 'target pairs', t0)
@@ -327,7 +335,9 @@ def run_domain(source:PairSplits, # the labelled source (train capped by the cal
                for s, (d, t) in silvers.items()]
         out['silver'] = dict(pairs=len(pairs), per_seed=per, threshold=per[0]['threshold'],
                              **{k: float(np.mean([r[k] for r in per])) for k in ('mean_score', 'positive_share')})
-        add('augsbert', [bi_encoder_seed(silvers[s][0], target, proto, s, 'AugSBERT', progress, timings) for s in seeds])
+        if 'augsbert' in rows: add('augsbert', [bi_encoder_seed(silvers[s][0], target, proto, s, 'AugSBERT', progress, timings) for s in seeds])
+        if 'shuffled' in rows: add('shuffled', [bi_encoder_seed(shuffled_labels(silvers[s][0], s), target, proto, s, 'shuffled control',
+                                                                progress, timings) for s in seeds])
     if 'upper' in rows:
         if len(target.train): add('upper', [bi_encoder_seed(target.train.reset_index(drop=True), target, proto, s, 'upper bound', progress, timings)
                                            for s in seeds])
