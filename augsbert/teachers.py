@@ -12,7 +12,7 @@ import pandas as pd
 from .config import AugsbertError, unknown_name, register_settings
 from .cache import frame_key, stage_key, cached_folder, cached_json, artefact_dir
 from .data import PairSplits
-from .metrics import evaluate, jaccard_baseline, f1_at
+from .metrics import evaluate, jaccard_scores, f1_at
 from .training import TrainConfig, HEADS, cross_encoder_run, bi_encoder_run, predict_pairs, precision_scope, add_time, write_card, DevCurve
 from .silver import teacher as as_teacher
 from .protocol import Protocol
@@ -143,10 +143,11 @@ def teacher_key(train:pd.DataFrame, proto:Protocol)->list:
 
 # %% ../nbs/09b_teachers.ipynb #b6292783
 def trivial_baselines(splits:PairSplits)->dict:
-    "Jaccard and the constant labeller (all-positive for classification, a constant score for regression), ×100 on dev and test."
+    "Jaccard and the constant labeller (all-positive for classification, a constant score for regression), ×100 on dev and test, in the task's metric."
     const = ({k: f1_at(np.ones(len(d)), d['score'], 0.5) for k, d in (('dev', splits.dev), ('test', splits.test))}
              if splits.task == 'classification' else dict(dev=0.0, test=0.0))
-    return {'jaccard': jaccard_baseline(splits.dev, splits.test),
+    jac = evaluate(splits.task, *(x for d in (splits.dev, splits.test) for x in (jaccard_scores(d), d['score'])))   # F1: at its dev threshold
+    return {'jaccard': {k: jac[k] for k in ('dev', 'test')},
             ('all-positive' if splits.task == 'classification' else 'constant'): const}
 
 def teacher_gate(teacher_dev:float, # the teacher's dev score (×100)
