@@ -6,12 +6,12 @@
 from __future__ import annotations
 import argparse, ast, io, json, logging, sys, textwrap, tokenize
 from pathlib import Path
-from .config import AugsbertError, load_profiles
+from .config import AugsbertError, load_profiles, get_profile
 
 # %% auto #0
-__all__ = ['experiment_parameters', 'experiments', 'registries', 'params_rows', 'params_table', 'catalogue', 'cmd_data',
-           'cmd_profiles', 'cmd_experiments', 'cmd_run', 'run_models', 'cmd_export', 'cmd_report', 'cmd_readme',
-           'build_parser', 'main']
+__all__ = ['experiment_parameters', 'experiments', 'registries', 'params_rows', 'params_table', 'catalogue', 'describe_data',
+           'cmd_data', 'cmd_profiles', 'cmd_experiments', 'cmd_run', 'run_models', 'cmd_export', 'cmd_report',
+           'cmd_readme', 'build_parser', 'main']
 
 # %% ../nbs/06_cli.ipynb #8423d3f1
 def _table(rows:list[dict])->str:
@@ -139,10 +139,23 @@ def catalogue(params:bool=False # also every experiment's parameters with their 
     return '\n'.join(out)
 
 # %% ../nbs/06_cli.ipynb #4696d7fe
+def describe_data(names:list, # data set names ('custom' with its -p options)
+                  params:dict, # -p options: the data-set parameters of `run`, and max_train_pairs
+                  profile:str='cpu' # the profile whose train cap applies (unless -p max_train_pairs)
+                 )->None:
+    "Print `augsbert.datainfo.describe_pairs` of each data set, split and capped as `augsbert run --profile PROFILE` would."
+    from augsbert.data import dataset_options, load_dataset
+    from augsbert.datainfo import describe_pairs, format_description
+    params = dict(params); cap = params.pop('max_train_pairs', None)
+    cap = get_profile(profile, **({} if cap is None else dict(max_train_pairs=cap)))['max_train_pairs']
+    for n in names: print(format_description(describe_pairs(load_dataset(n, **dataset_options(n, **params)), cap)) + '\n')
+
 def cmd_data(args)->None:
-    "`augsbert data list|info|fetch`."
+    "`augsbert data list|info|fetch`; `info` with `-p` options (or `custom`) describes the data as a run would split it."
     from augsbert.data import DATASETS, dataset_summary, fetch_dataset
     names = args.names or [n for n in DATASETS if n != 'custom']
+    params = _abs_paths(_kv(getattr(args, 'param', None)))
+    if args.action == 'info' and (params or 'custom' in names): return describe_data(names, params, getattr(args, 'profile', 'cpu'))
     if args.action == 'list':
         print(_table([dict(name=n, task=i.task, title=i.title, licence=i.licence,
                            paper_sizes=' / '.join(map(str, i.paper_sizes)) if i.paper_sizes else '-')
@@ -243,7 +256,9 @@ def build_parser()->argparse.ArgumentParser:
     sub = p.add_subparsers(dest='command', required=True)
     d = sub.add_parser('data', help='list, inspect or fetch the data sets')
     d.add_argument('action', choices=['list', 'info', 'fetch'])
-    d.add_argument('names', nargs='*', help='data set names (default: all)')
+    d.add_argument('names', nargs='*', help='data set names (default: all); custom with -p data_path=FILE (or train_path, dev_path, test_path)')
+    d.add_argument('-p', '--param', action='append', metavar='KEY=VALUE', help="info: a data-set option of `run` (e.g. data_path=pairs.tsv), or max_train_pairs")
+    d.add_argument('--profile', default='cpu', help="info: the profile whose train cap (max_train_pairs) applies")
     d.set_defaults(func=cmd_data)
     sub.add_parser('profiles', help='show the run profiles of settings.ini').set_defaults(func=cmd_profiles)
     e = sub.add_parser('experiments', help='list the experiments, or the parameters of one', epilog=catalogue, **kw)
