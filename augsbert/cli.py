@@ -199,7 +199,7 @@ def cmd_run(args)->None:
     if not args.experiment: raise AugsbertError("augsbert run needs an EXPERIMENT; augsbert run --list shows them.")
     if args.list_params: return print(params_table(args.experiment))
     from augsbert.runs import run_experiment
-    out = run_experiment(args.experiment, profile=args.profile, run_name=args.name, **_abs_paths(_kv(args.param)))
+    out = run_experiment(args.experiment, profile=args.profile, run_name=args.name, out_dir=getattr(args, 'out', None), **_abs_paths(_kv(args.param)))
     print(f"run written to {out}")
 
 # %% ../nbs/06_cli.ipynb #f5750b43
@@ -266,6 +266,7 @@ def build_parser()->argparse.ArgumentParser:
     r = sub.add_parser('run', help='run an experiment notebook with papermill', epilog=lambda: catalogue(params=True), **kw)
     r.add_argument('experiment', nargs='?', help='experiment name (see below) or notebook path')
     r.add_argument('--profile', default='cpu', help='run profile in settings.ini (augsbert profiles)'); r.add_argument('--name', default=None, help='run folder name')
+    r.add_argument('--out', default=None, help='folder of runs (default: reports/runs/; a run on your own data: workspace/runs/, git-ignored)')
     r.add_argument('-p', '--param', action='append', metavar='KEY=VALUE', help='notebook parameter (repeatable)')
     r.add_argument('--list', action='store_true', help='list the experiments and exit')
     r.add_argument('--list-params', action='store_true', help="print the experiment's parameters (name, default, comment) and exit")

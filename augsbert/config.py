@@ -11,9 +11,9 @@ from pathlib import Path
 # %% auto #0
 __all__ = ['SETTINGS', 'PROFILE_KEYS', 'PROFILE_PREFIX', 'METHOD_PREFIX', 'DEFAULTS', 'BOUNDS', 'PROFILE_PRECISIONS',
            'BF16_CPU_FLAGS', 'AugsbertError', 'DataError', 'ChecksumError', 'UnknownNameError', 'OfflineError',
-           'unknown_name', 'project_root', 'mirror_dirs', 'cache_dir', 'reports_dir', 'is_offline', 'family_settings',
-           'in_bounds', 'check_bounds', 'load_profiles', 'cpu_flags', 'resolve_precision', 'get_profile',
-           'register_settings', 'sha256_file', 'atomic_write', 'atomic_dir']
+           'unknown_name', 'project_root', 'mirror_dirs', 'cache_dir', 'reports_dir', 'workspace_dir', 'is_offline',
+           'family_settings', 'in_bounds', 'check_bounds', 'load_profiles', 'cpu_flags', 'resolve_precision',
+           'get_profile', 'register_settings', 'sha256_file', 'atomic_write', 'atomic_dir']
 
 # %% ../nbs/00_config.ipynb #6c877a44
 class AugsbertError(Exception):
@@ -74,6 +74,13 @@ def reports_dir(*parts)->Path:
     "The reports folder (`$AUGSBERT_REPORTS`, default `<project root>/reports`), or a sub-folder of it; created on demand."
     base = os.environ.get('AUGSBERT_REPORTS')
     d = (Path(base).expanduser() if base else project_root()/'reports').joinpath(*parts)
+    d.mkdir(parents=True, exist_ok=True)
+    return d
+
+def workspace_dir(*parts)->Path:
+    "Your own runs' folder (`$AUGSBERT_WORKSPACE`, default `<project root>/workspace`, git-ignored), or a sub-folder; made on demand."
+    base = os.environ.get('AUGSBERT_WORKSPACE')
+    d = (Path(base).expanduser() if base else project_root()/'workspace').joinpath(*parts)
     d.mkdir(parents=True, exist_ok=True)
     return d
 

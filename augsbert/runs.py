@@ -10,15 +10,16 @@ from datetime import datetime, timezone
 from importlib import metadata
 from pathlib import Path
 from fastcore.basics import patch
-from .config import (AugsbertError, unknown_name, project_root, reports_dir, cache_dir, atomic_write,
+from .config import (AugsbertError, unknown_name, project_root, reports_dir, workspace_dir, cache_dir, atomic_write,
                              get_profile, PROFILE_KEYS)
 
 # %% auto #0
-__all__ = ['PROVENANCE_PACKAGES', 'DAGGER', 'experiments_dir', 'report_nbs_dir', 'experiment_path', 'notebook_parameters',
-           'check_params', 'injected_params', 'package_versions', 'cpu_name', 'environment_info', 'notebook_code',
-           'notebook_imports', 'code_digest', 'save_figure', 'write_json', 'read_json', 'default_run_name', 'Run',
-           'check_run_name', 'run_lock', 'run_experiment', 'load_runs', 'render_report', 'is_dirty', 'dirty_marker',
-           'dirty_section', 'package_versions_of', 'environment_section']
+__all__ = ['PROVENANCE_PACKAGES', 'USER_DATA_PARAMS', 'DAGGER', 'experiments_dir', 'report_nbs_dir', 'experiment_path',
+           'notebook_parameters', 'check_params', 'injected_params', 'package_versions', 'cpu_name', 'environment_info',
+           'notebook_code', 'notebook_imports', 'code_digest', 'save_figure', 'write_json', 'read_json',
+           'default_run_name', 'uses_user_data', 'runs_home', 'Run', 'check_run_name', 'run_lock', 'run_experiment',
+           'load_runs', 'render_report', 'is_dirty', 'dirty_marker', 'dirty_section', 'package_versions_of',
+           'environment_section']
 
 # %% ../nbs/04_runs.ipynb #5e861d0f
 def experiments_dir()->Path:
@@ -188,15 +189,29 @@ def _code_of(experiment:str)->dict|None:
     try: return code_digest(experiment_path(experiment))
     except AugsbertError: return None
 
+# %% ../nbs/04_runs.ipynb #b0a4e001
+USER_DATA_PARAMS = ('data_path', 'train_path', 'dev_path', 'test_path', 'target_file')
+
+def uses_user_data(params:dict # a run's parameters
+                  )->bool:
+    "Does the run read the user's own data: a `custom` data set (or source / target), or a file of theirs?"
+    return ('custom' in (params.get('dataset'), params.get('source'), params.get('target'))
+            or any(params.get(k) for k in USER_DATA_PARAMS))
+
+def runs_home(params:dict # a run's parameters
+             )->Path:
+    "Where a run's folder goes: `reports/runs/` for the compendium's data, your `workspace_dir('runs')` for your own."
+    return workspace_dir('runs') if uses_user_data(params) else reports_dir('runs')
+
 # %% ../nbs/04_runs.ipynb #5e61d2a3
 class Run:
     "One run of an experiment: its folder, settings, metrics and provenance."
     def __init__(self, experiment:str, # experiment name
                  settings:dict, # resolved settings (profile + overrides)
-                 run_dir:str|Path='' # folder to write into ('' = reports/runs/<experiment>/<profile>)
+                 run_dir:str|Path='' # folder to write into ('' = <runs_home>/<experiment>/<profile>)
                 ):
         self.experiment, self.settings, self.t0 = experiment, dict(settings), time.time()
-        self.dir = Path(run_dir) if run_dir else reports_dir('runs', experiment, default_run_name(settings.get('profile', 'custom')))
+        self.dir = Path(run_dir) if run_dir else runs_home(settings)/experiment/default_run_name(settings.get('profile', 'custom'))
         self.dir.mkdir(parents=True, exist_ok=True)
         self.code = _code_of(experiment)   # read now: the code that runs, not the code at the end of a long run
         # params.json is written with metrics.json, not now: a rerun killed half-way leaves the finished run it
@@ -318,6 +333,7 @@ def run_experiment(experiment:str, # experiment name or notebook path
                    profile:str='cpu', # run profile from settings.ini
                    run_name:str|None=None, # folder name under reports/runs/<experiment>/ (default from profile + overrides)
                    progress:bool=True, # stream the notebook's progress bars (training, labelling, encoding) to stderr
+                   out_dir:str|Path|None=None, # the folder of runs (default `runs_home`: reports/runs, or workspace/runs for your data)
                    **params # other notebook parameters (overrides of profile keys)
                   )->Path:
     "Execute `experiment` with papermill; returns the run folder holding executed.ipynb, params, metrics and provenance."
@@ -330,7 +346,13 @@ def run_experiment(experiment:str, # experiment name or notebook path
         from augsbert.models import pick_device
         pick_device(cfg['device'], profile)
     name = check_run_name(default_run_name(profile, params) if run_name is None else run_name)
-    try: out = reports_dir().joinpath('runs', nb.stem, name)
+    try:
+        home = Path(out_dir).expanduser().resolve() if out_dir else runs_home(params)
+        if uses_user_data(params) and (home == reports_dir('runs').resolve() or reports_dir('runs').resolve() in home.parents):
+            raise AugsbertError(f"--out {out_dir}: a run on your own data never goes into reports/runs/, the compendium's committed "
+                                "runs that its reports read. Fix: leave --out out (your runs go to workspace/runs/, git-ignored) "
+                                "or give a folder outside reports/runs/.")
+        out = home/nb.stem/name
     except OSError as e: raise AugsbertError(f"cannot write runs into {e.filename}: {e.strerror}. Make it a writable folder, "
                                              "or write reports elsewhere with AUGSBERT_REPORTS=/a/writable/folder.") from None
     _check_writable(out)

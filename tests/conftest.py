@@ -19,7 +19,7 @@ needs_data = pytest.mark.skipif(not has_mirror(), reason="real data not availabl
 @pytest.fixture
 def reports(tmp_path, monkeypatch):
     "A private reports folder, so tests never touch the committed reports/."
-    monkeypatch.setenv('AUGSBERT_REPORTS', str(tmp_path/'reports'))
+    monkeypatch.setenv('AUGSBERT_REPORTS', str(tmp_path/'reports')); monkeypatch.setenv('AUGSBERT_WORKSPACE', str(tmp_path/'workspace'))
     return tmp_path/'reports'
 
 @pytest.fixture(scope='module')
@@ -34,5 +34,6 @@ def env(tmp_path_factory):
     base = tmp_path_factory.mktemp('runs')
     mp = pytest.MonkeyPatch()
     mp.setenv('AUGSBERT_REPORTS', str(base/'reports')); mp.setenv('AUGSBERT_CACHE', str(base/'cache'))
+    mp.setenv('AUGSBERT_WORKSPACE', str(base/'workspace'))
     yield base
     mp.undo()

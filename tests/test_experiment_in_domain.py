@@ -135,6 +135,9 @@ def test_custom_data_through_the_experiment(env, tiny, tmp_path):
     m = read_json(out/'metrics.json')
     assert m['sizes'] == {'train': 48, 'dev': 6, 'test': 6} and m['dataset'] == 'custom'
     assert 'custom:my_pairs' in read_json(out/'provenance.json')['data']
+    assert out.parent.parent == env/'workspace'/'runs' and not (env/'reports'/'runs'/'in_domain'/out.name).exists()   # your runs: never in reports/runs
+    with pytest.raises(AugsbertError, match='never goes into reports/runs'):
+        run_experiment('in_domain', profile='smoke', progress=False, method='sbert', out_dir=env/'reports'/'runs', **kw)
     bad = tmp_path/'bad.tsv'; bad.write_text('sentence1\tsentence2\tscore\nx\ty\t7\n')
     with pytest.raises(AugsbertError, match='outside score_range'):
         run_experiment('in_domain', profile='smoke', progress=False, method='sbert', dataset='custom', data_path=str(bad))
