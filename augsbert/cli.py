@@ -10,8 +10,8 @@ from .config import AugsbertError, load_profiles, get_profile
 
 # %% auto #0
 __all__ = ['experiment_parameters', 'experiments', 'registries', 'params_rows', 'params_table', 'catalogue', 'describe_data',
-           'cmd_data', 'cmd_profiles', 'cmd_experiments', 'cmd_run', 'run_models', 'cmd_export', 'cmd_report',
-           'cmd_readme', 'build_parser', 'main']
+           'cmd_data', 'cmd_profiles', 'cmd_experiments', 'cmd_run', 'cmd_compare', 'run_models', 'cmd_export',
+           'cmd_report', 'cmd_readme', 'build_parser', 'main']
 
 # %% ../nbs/06_cli.ipynb #8423d3f1
 def _table(rows:list[dict])->str:
@@ -202,6 +202,13 @@ def cmd_run(args)->None:
     out = run_experiment(args.experiment, profile=args.profile, run_name=args.name, out_dir=getattr(args, 'out', None), **_abs_paths(_kv(args.param)))
     print(f"run written to {out}")
 
+def cmd_compare(args)->None:
+    "`augsbert compare RUN_DIR ...`: one table of your runs, paired differences from SBERT with CIs, the teacher gate."
+    from augsbert.compare import compare_runs, format_comparison, comparison_figure
+    c = compare_runs(args.runs, reference=args.reference)
+    print(format_comparison(c))
+    if args.figure: comparison_figure(c, args.figure); print(f"\nfigure: {args.figure}")
+
 # %% ../nbs/06_cli.ipynb #f5750b43
 def run_models(run:str # 'EXPERIMENT/NAME' under reports/runs, or a run folder
               )->list[dict]:
@@ -271,6 +278,10 @@ def build_parser()->argparse.ArgumentParser:
     r.add_argument('--list', action='store_true', help='list the experiments and exit')
     r.add_argument('--list-params', action='store_true', help="print the experiment's parameters (name, default, comment) and exit")
     r.set_defaults(func=cmd_run)
+    cp = sub.add_parser('compare', help='compare your runs of several methods on one data set (paired CIs, the teacher gate)')
+    cp.add_argument('runs', nargs='+', help='run folders (as augsbert run printed them)')
+    cp.add_argument('--reference', default='sbert', help='the method the others are compared with (default: sbert)')
+    cp.add_argument('--figure', default=None, help='also save the per-seed figure (PNG) here'); cp.set_defaults(func=cmd_compare)
     rp = sub.add_parser('report', help='render a report notebook into reports/')
     rp.add_argument('report'); rp.add_argument('-p', '--param', action='append', metavar='KEY=VALUE')
     rp.set_defaults(func=cmd_report)
