@@ -589,6 +589,7 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                   'augsbert.metrics.jaccard_baseline': ('metrics.html#jaccard_baseline', 'augsbert/metrics.py'),
                                   'augsbert.metrics.jaccard_scores': ('metrics.html#jaccard_scores', 'augsbert/metrics.py'),
                                   'augsbert.metrics.majority_baseline': ('metrics.html#majority_baseline', 'augsbert/metrics.py'),
+                                  'augsbert.metrics.metric_card': ('metrics.html#metric_card', 'augsbert/metrics.py'),
                                   'augsbert.metrics.spearman': ('metrics.html#spearman', 'augsbert/metrics.py'),
                                   'augsbert.metrics.tokenize': ('metrics.html#tokenize', 'augsbert/metrics.py')},
             'augsbert.models': { 'augsbert.models.ModelSource': ('models.html#modelsource', 'augsbert/models.py'),

@@ -11,8 +11,8 @@ from scipy.stats import spearmanr
 from .config import AugsbertError
 
 # %% auto #0
-__all__ = ['spearman', 'f1_at', 'best_threshold', 'classification_f1', 'auc_at_fpr', 'tokenize', 'jaccard', 'jaccard_scores',
-           'bow_cosine', 'majority_baseline', 'jaccard_baseline', 'evaluate']
+__all__ = ['METRIC_CARDS', 'spearman', 'f1_at', 'best_threshold', 'classification_f1', 'auc_at_fpr', 'tokenize', 'jaccard',
+           'jaccard_scores', 'bow_cosine', 'majority_baseline', 'jaccard_baseline', 'evaluate', 'metric_card']
 
 # %% ../nbs/03_metrics.ipynb #cdba02dc
 def _arrays(pred, gold):
@@ -131,3 +131,18 @@ def evaluate(task:str, # 'regression' or 'classification'
     if task == 'classification':
         return dict(metric='f1', **classification_f1(dev_pred, dev_gold, test_pred, test_gold))
     raise AugsbertError(f"unknown task {task!r}: use 'regression' or 'classification'.")
+
+# %% ../nbs/03_metrics.ipynb #e7a1c002
+METRIC_CARDS = {
+    'regression': dict(name='spearman', title='Spearman ρ×100', scale='rank correlation × 100, from -100 to 100 (0: no relation)',
+                       threshold=None),
+    'classification': dict(name='f1', title='F1×100 of the positive class', scale='F1 × 100, from 0 to 100',
+                           threshold='the score threshold that gives the best F1 on dev, then applied to test'),
+    'auc05': dict(name='auc05', title='AUC(0.05)', scale='area under the ROC curve up to a 5 % false-positive rate, normalised to 0-1',
+                  threshold=None)}
+
+def metric_card(task:str # 'regression', 'classification' or 'auc05'
+               )->dict:
+    "What a score of `task` is: the metric's name and title, its scale, and how any threshold was chosen."
+    if task not in METRIC_CARDS: raise AugsbertError(f"unknown task {task!r}: use one of {', '.join(METRIC_CARDS)}.")
+    return dict(METRIC_CARDS[task], task=task)

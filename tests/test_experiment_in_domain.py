@@ -4,7 +4,7 @@ import json
 from pathlib import Path
 import pytest
 from conftest import needs_data
-from augsbert.config import AugsbertError
+from augsbert.config import AugsbertError, get_profile
 from augsbert.runs import run_experiment, render_report, read_json
 
 pytestmark = needs_data
@@ -135,6 +135,10 @@ def test_custom_data_through_the_experiment(env, tiny, tmp_path):
     m = read_json(out/'metrics.json')
     assert m['sizes'] == {'train': 48, 'dev': 6, 'test': 6} and m['dataset'] == 'custom'
     assert 'custom:my_pairs' in read_json(out/'provenance.json')['data']
+    assert m['metric']['title'] == 'Spearman ρ×100' and set(m['baselines']) == {'jaccard', 'constant'}   # the number named, its floor beside it
+    prov = read_json(out/'provenance.json')
+    assert prov['train_cap'] == dict(max_train_pairs=get_profile('smoke')['max_train_pairs'], used=48, available=48)
+    assert prov['models'][0]['role'].startswith('student: ') and 'User data: one file split' in prov['data_notes']
     assert out.parent.parent == env/'workspace'/'runs' and not (env/'reports'/'runs'/'in_domain'/out.name).exists()   # your runs: never in reports/runs
     with pytest.raises(AugsbertError, match='never goes into reports/runs'):
         run_experiment('in_domain', profile='smoke', progress=False, method='sbert', out_dir=env/'reports'/'runs', **kw)
