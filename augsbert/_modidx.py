@@ -107,6 +107,7 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                  'augsbert.config.UnknownNameError': ('config.html#unknownnameerror', 'augsbert/config.py'),
                                  'augsbert.config._describe': ('config.html#_describe', 'augsbert/config.py'),
                                  'augsbert.config._parse': ('config.html#_parse', 'augsbert/config.py'),
+                                 'augsbert.config._project_dir': ('config.html#_project_dir', 'augsbert/config.py'),
                                  'augsbert.config._replace_dir': ('config.html#_replace_dir', 'augsbert/config.py'),
                                  'augsbert.config._umask': ('config.html#_umask', 'augsbert/config.py'),
                                  'augsbert.config.atomic_dir': ('config.html#atomic_dir', 'augsbert/config.py'),

@@ -70,19 +70,20 @@ def cache_dir(*parts)->Path:
     d.mkdir(parents=True, exist_ok=True)
     return d
 
-def reports_dir(*parts)->Path:
-    "The reports folder (`$AUGSBERT_REPORTS`, default `<project root>/reports`), or a sub-folder of it; created on demand."
-    base = os.environ.get('AUGSBERT_REPORTS')
-    d = (Path(base).expanduser() if base else project_root()/'reports').joinpath(*parts)
+def _project_dir(var:str, default:str, parts:tuple)->Path:
+    "`$var`, else `<project root>/default`, joined with `parts`; created on demand."
+    base = os.environ.get(var)
+    d = (Path(base).expanduser() if base else project_root()/default).joinpath(*parts)
     d.mkdir(parents=True, exist_ok=True)
     return d
 
+def reports_dir(*parts)->Path:
+    "The reports folder (`$AUGSBERT_REPORTS`, default `<project root>/reports`), or a sub-folder of it; created on demand."
+    return _project_dir('AUGSBERT_REPORTS', 'reports', parts)
+
 def workspace_dir(*parts)->Path:
     "Your own runs' folder (`$AUGSBERT_WORKSPACE`, default `<project root>/workspace`, git-ignored), or a sub-folder; made on demand."
-    base = os.environ.get('AUGSBERT_WORKSPACE')
-    d = (Path(base).expanduser() if base else project_root()/'workspace').joinpath(*parts)
-    d.mkdir(parents=True, exist_ok=True)
-    return d
+    return _project_dir('AUGSBERT_WORKSPACE', 'workspace', parts)
 
 # %% ../nbs/00_config.ipynb #f0657adc
 def is_offline()->bool:
