@@ -18,13 +18,13 @@ def test_docs_build(tmp_path):
              ('nbs/*.ipynb', 'nbs/experiments/*.ipynb', 'nbs/reports/*.ipynb', 'reports/*.md') for p in ROOT.glob(pattern)]
     assert pages
     for page in pages: assert (out/page).exists(), page
-    # the toctree order: the tour (when it exists), the docs home, the library in file order, experiments, reports
+    # the toctree order: the tutorials (the tour, your own data), the docs home, the library in file order, experiments, reports
     home = (out/'docs'/'index.html').read_text(encoding='utf-8')
     links = [l for l in re.findall(r'href="\.\./([^"#]+\.html)"', home) if l.startswith(('nbs/', 'reports/'))]
     links = list(dict.fromkeys(links))
-    lib = sorted(p.stem for p in ROOT.glob('nbs/[0-9]*.ipynb') if p.stem != '000_tour')
-    expected = (['nbs/000_tour.html'] if (ROOT/'nbs'/'000_tour.ipynb').exists() else []) + ['nbs/index.html'] \
-        + [f'nbs/{s}.html' for s in lib]
+    tutorials = [t for t in ('000_tour', '001_own_data') if (ROOT/'nbs'/f'{t}.ipynb').exists()]
+    lib = sorted(p.stem for p in ROOT.glob('nbs/[0-9]*.ipynb') if p.stem not in tutorials)
+    expected = [f'nbs/{t}.html' for t in tutorials] + ['nbs/index.html'] + [f'nbs/{s}.html' for s in lib]
     assert links[:len(expected)] == expected
     kind = lambda l: 'experiment' if l.startswith('nbs/experiments/') else 'report notebook' if l.startswith('nbs/reports/') else 'report'
     count = lambda pattern: len(list(ROOT.glob(pattern)))
