@@ -24,7 +24,8 @@ def read_run(d # a run folder: params.json, metrics.json, provenance.json
     missing = [f for f in ('params.json', 'metrics.json', 'provenance.json') if not (d/f).is_file()]
     if missing: raise AugsbertError(f"{d}: not a finished run (no {', '.join(missing)}). Give the folders `augsbert run` printed "
                                     "(workspace/runs/<experiment>/<name>/ for runs on your data).")
-    r = {k: json.loads((d/f'{k}.json').read_text(encoding='utf-8')) for k in ('params', 'metrics', 'provenance')}
+    try: r = {k: json.loads((d/f'{k}.json').read_text(encoding='utf-8')) for k in ('params', 'metrics', 'provenance')}
+    except ValueError as e: raise AugsbertError(f"{d}: a run file is not valid JSON ({e}); rerun that method, or leave the folder out.") from None
     if not r['metrics'].get('per_seed'): raise AugsbertError(f"{d}: the run records no per-seed scores, so it cannot be compared.")
     return dict(name=d.name, dir=d, **r)
 
