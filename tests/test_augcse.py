@@ -25,11 +25,15 @@ def run(env, tiny, sentences):
 def test_a_smoke_run(run):
     m, prov = read_json(run/'metrics.json'), read_json(run/'provenance.json')
     assert m['corpus'] == dict(given=43, empty=1, duplicates=1, evaluation=1, clean=40, used=40)
-    assert m['steps'] == 5 and len(m['per_seed']) == 2 and m['n_labels'] == len(m['augmenters']) + 1
+    # 8 of the 40 sentences are held out to score the discriminator: 32 train, 4 steps of 8
+    assert m['steps'] == 4 and len(m['per_seed']) == 2 and m['n_labels'] == len(m['augmenters']) + 1
     assert sum(a['drawn'] for a in m['augmentation']) == 40
     for k in ('stsb-dev', 'sts12', 'sick-r', 'sts-avg', 'mrpc'):
         assert -100 <= m['mean'][k] <= 100 and k in m['zero_shot'] and m['best'][k] >= m['mean'][k]
     assert all(0 <= a <= 1 for a in m['disc_accuracy'])
+    assert [g['n'] for g in m['disc_heldout']] == [8, 8] and m['disc_learned'] in (True, False)
+    assert all(0 <= g['majority'] <= 1 and g['ci'][0] <= g['accuracy'] <= g['ci'][1] for g in m['disc_heldout'])
+    assert (run/'discriminator.png').exists()
     assert {'training', 'evaluation'} <= set(prov['timings']) and 'corpus_file' in prov['data'] and (run/'seeds.png').exists()
 
 def test_the_report_renders_from_the_run(run):
@@ -47,6 +51,10 @@ def test_the_report_renders_from_the_run(run):
     (dict(augcse_pooling='max'), 'unknown pooling'),
     (dict(augcse_alpha='x'), 'augcse_alpha'),
     (dict(augcse_temprature=0.1), 'unknown parameter'),
+    (dict(augcse_heldout=-1), 'augcse_heldout'),
+    (dict(augcse_heldout=40), 'fewer than half'),
+    (dict(augcse_disc_lr=2.0), 'augcse_disc_lr'),
+    (dict(augcse_curve=0), 'augcse_curve'),
 ])
 def test_bad_input_fails_before_any_work(env, tiny, kw, match):
     with pytest.raises(AugsbertError, match=match):

@@ -5,6 +5,7 @@
 # %% ../../nbs/12_augcse.ipynb #89ae861e
 from __future__ import annotations
 import math, random, time
+import numpy as np
 from dataclasses import dataclass
 from fastcore.basics import patch
 import pandas as pd
@@ -22,7 +23,8 @@ from ..training import TrainConfig, TrainingRun, sentence_transformer_run
 __all__ = ['SETTINGS_FAMILY', 'CORPUS_SOURCES', 'EVAL_SETS', 'VARIANTS', 'POOLINGS', 'TRAIN_KEYS', 'PAPER', 'augment_corpus',
            'augmentation_key', 'cached_augmentations', 'read_sentences', 'clean_corpus', 'sentence_corpus',
            'GradReverse', 'GradientReversal', 'Discriminator', 'ProjectionHead', 'Variant', 'check_loss_settings',
-           'AugCSELoss', 'set_pooling', 'augcse_run', 'check_augcse', 'augcse_zero_shot', 'augcse_seed']
+           'AugCSELoss', 'set_pooling', 'augcse_run', 'split_heldout', 'discriminator_accuracy', 'check_augcse',
+           'augcse_zero_shot', 'augcse_seed']
 
 # %% ../../nbs/12_augcse.ipynb #a8759977
 SETTINGS_FAMILY = register_settings('augcse', dict(   # this method's keys: types here, defaults in settings.ini [method augcse]
@@ -39,7 +41,10 @@ SETTINGS_FAMILY = register_settings('augcse', dict(   # this method's keys: type
     augcse_pooling=str,       # AugCSE: 'cls' (the paper) or 'mean' (how MiniLM was trained)
     augcse_eval_pairs=int,    # AugCSE: cap per evaluation set, a fixed seeded sample (0: every pair)
     augcse_mrpc_train=int,    # AugCSE: cap on MRPC training pairs of the transfer classifier (0: all)
-), bounds=dict(augcse_lambda='[0,)', augcse_alpha='(,)', augcse_temperature='(0,)', augcse_sentences='[0,)', augcse_lr='(0,1]', augcse_batch='[2,)', augcse_epochs='[1,)', augcse_max_len='[4,)', augcse_eval_pairs='[0,)', augcse_mrpc_train='[0,)'))
+    augcse_disc_lr=float,     # AugCSE: the discriminator's own learning rate (0: the encoder's, as the paper)
+    augcse_heldout=int,       # AugCSE: augmented sentences held out of training to score the discriminator (its gate)
+    augcse_curve=int,         # AugCSE: points of the discriminator's held-out learning curve per seed (≥ 1; the last is the end)
+), bounds=dict(augcse_lambda='[0,)', augcse_alpha='(,)', augcse_temperature='(0,)', augcse_sentences='[0,)', augcse_lr='(0,1]', augcse_batch='[2,)', augcse_epochs='[1,)', augcse_max_len='[4,)', augcse_eval_pairs='[0,)', augcse_mrpc_train='[0,)', augcse_disc_lr='[0,1]', augcse_heldout='[0,)', augcse_curve='[1,)'))
 
 # %% ../../nbs/12_augcse.ipynb #9fd304ac
 def augment_corpus(sentences:list, # the unlabelled sentences
@@ -282,12 +287,14 @@ def augcse_run(model, # a transformer `SentenceTransformer`
                n_labels:int, # K: augmentation types + 1
                cfg:TrainConfig, # lr, batch size, epochs, max length, seed
                variant:str='augcse', lam:float=5e-3, alpha:float=-1.0, temperature:float=0.05, # see `AugCSELoss`
-               progress:bool=True
+               progress:bool=True,
+               disc_lr:float=0.0 # the discriminator's own learning rate (0: the encoder's, `cfg.lr`)
               )->TrainingRun:
     "A pausable AugCSE (or SimCSE, see `VARIANTS`) training run on `pairs`."
     from datasets import Dataset
     loss = AugCSELoss(model, n_labels, variant, lam, alpha, temperature)     # checks the settings first
     n = len(pairs) - len(pairs) % cfg.batch_size
+    if disc_lr < 0: raise AugsbertError(f"disc_lr must be ≥ 0 (0: the encoder's rate), got {disc_lr}.")
     if n < cfg.batch_size: raise DataError(f"{len(pairs)} sentences are fewer than one batch of {cfg.batch_size}: lower the batch size or add sentences.")
     p = pairs.iloc[:n]
     if p['label'].min() < 0 or p['label'].max() >= n_labels: raise DataError(f"augmentation labels must be in 0 … {n_labels - 1}.")
@@ -295,12 +302,47 @@ def augcse_run(model, # a transformer `SentenceTransformer`
                                 label=p['label'].astype(int).tolist()))
     model.max_seq_length = cfg.max_seq_length
     run = sentence_transformer_run(model, ds, loss, cfg, 'augcse', progress=progress, drop_last=True)   # the shared trainer factory
+    if disc_lr and loss.disc is not None: run.trainer.args.learning_rate_mapping = {r'^disc\.': float(disc_lr)}  # the engine's own per-group rate
     run.loss = loss
     return run
 
+# %% ../../nbs/12_augcse.ipynb #b7e0a2c4
+def split_heldout(pairs:pd.DataFrame, # `augment_corpus`'s pairs
+                  n:int, # how many to hold out (0: none)
+                  seed:int=42 # the sample's seed (the run's seed, not the training seed: every seed holds out the same)
+                 )->tuple[pd.DataFrame, pd.DataFrame]:
+    "(train, held out): a seeded sample of `n` pairs set aside to score the discriminator, and the rest."
+    if n < 0: raise AugsbertError(f"-p augcse_heldout={n}: must be ≥ 0 (0: no held-out sentences, no gate).")
+    if n and n >= len(pairs) // 2:
+        raise DataError(f"-p augcse_heldout={n} would leave too few of {len(pairs)} sentences to train on: hold out fewer than half.")
+    held = sorted(random.Random(seed).sample(range(len(pairs)), n))
+    return pairs.drop(pairs.index[held]).reset_index(drop=True), pairs.iloc[held].reset_index(drop=True)
+
+# %% ../../nbs/12_augcse.ipynb #c3f81d59
+def discriminator_accuracy(loss:AugCSELoss, # a loss with a discriminator (during or after training)
+                           pairs:pd.DataFrame, # held-out pairs: sentence, augmented, label
+                           batch_size:int=64)->dict|None:
+    "The discriminator's held-out accuracy beside the majority-class rate, its 95 % Wilson interval and the one-sided binomial p; None without a discriminator."
+    from scipy.stats import binomtest
+    if loss.disc is None: return None
+    if not len(pairs): raise DataError("no held-out sentences to score the discriminator on: set -p augcse_heldout > 0.")
+    y = pairs['label'].astype(int).to_numpy()
+    if loss.v.discriminator == 'bool': y = (y > 0).astype(int)
+    modes = loss.training, loss.model.training
+    try:
+        loss.eval()
+        with torch.no_grad():
+            enc = lambda c: loss.model.encode(pairs[c].astype(str).tolist(), batch_size=batch_size, convert_to_tensor=True)
+            pred = loss.disc(enc('sentence'), enc('augmented')).argmax(-1).cpu().numpy()
+    finally: loss.train(modes[0]); loss.model.train(modes[1])
+    k, n, major = int((pred == y).sum()), len(y), float(np.bincount(y).max() / len(y))
+    t = binomtest(k, n, major, alternative='greater')
+    ci = binomtest(k, n, major).proportion_ci(method='wilson')    # two-sided 95 %
+    return dict(accuracy=k / n, majority=major, n=n, ci=[float(ci.low), float(ci.high)], p=float(t.pvalue), learned=bool(t.pvalue < 0.05))
+
 # %% ../../nbs/12_augcse.ipynb #8eb824cd
 TRAIN_KEYS = ('augcse_variant', 'augcse_lambda', 'augcse_alpha', 'augcse_temperature', 'augcse_lr', 'augcse_batch', 'augcse_epochs',
-              'augcse_max_len', 'augcse_pooling')
+              'augcse_max_len', 'augcse_pooling', 'augcse_disc_lr', 'augcse_heldout', 'augcse_curve')
 
 def check_augcse(cfg:dict # resolved settings (see `augsbert.config.get_profile`)
                 )->tuple[str, ...]:
@@ -311,7 +353,9 @@ def check_augcse(cfg:dict # resolved settings (see `augsbert.config.get_profile`
     for k in ('augcse_batch', 'augcse_epochs', 'augcse_max_len'):
         if cfg[k] < 1: raise AugsbertError(f"-p {k}={cfg[k]}: must be ≥ 1.")
     if cfg['augcse_batch'] < 2: raise AugsbertError("-p augcse_batch must be ≥ 2: the other sentences of a batch are the negatives.")
-    for k in ('augcse_sentences', 'augcse_eval_pairs', 'augcse_mrpc_train'):
+    if cfg['augcse_curve'] < 1: raise AugsbertError(f"-p augcse_curve={cfg['augcse_curve']}: must be ≥ 1 (1: the end of training only).")
+    if not 0 <= cfg['augcse_disc_lr'] <= 1: raise AugsbertError(f"-p augcse_disc_lr={cfg['augcse_disc_lr']}: must be in [0, 1] (0: the encoder's rate).")
+    for k in ('augcse_sentences', 'augcse_eval_pairs', 'augcse_mrpc_train', 'augcse_heldout'):
         if cfg[k] < 0: raise AugsbertError(f"-p {k}={cfg[k]}: must be ≥ 0 (0: all).")
     if not cfg['augcse_lr'] > 0: raise AugsbertError(f"-p augcse_lr={cfg['augcse_lr']}: must be positive.")
     s = check_student(cfg)
@@ -341,7 +385,7 @@ def augcse_zero_shot(cfg:dict, # resolved settings
     return cached_json('augcse-zero-shot', key, lambda: evaluate_embedder(_student(cfg), sets, cfg['eval_precision']))
 
 # %% ../../nbs/12_augcse.ipynb #fac26593
-def augcse_seed(pairs:pd.DataFrame, # `augment_corpus`'s pairs
+def augcse_seed(pairs:pd.DataFrame, # `augment_corpus`'s pairs (the held-out ones are set aside here, see `split_heldout`)
                 n_labels:int, # K: augmentation types + 1
                 cfg:dict, # resolved settings
                 seed:int, # the training seed
@@ -349,7 +393,7 @@ def augcse_seed(pairs:pd.DataFrame, # `augment_corpus`'s pairs
                 progress:bool=True,
                 timings:dict|None=None # gets 'training' and 'evaluation' seconds when computed (not when cached)
                )->dict:
-    "One seed trained (`augcse_run`) and scored (`evaluate_embedder`), with its discriminator accuracy and steps; cached."
+    "One seed trained (`augcse_run`) and scored (`evaluate_embedder`), with the discriminator's held-out learning curve and gate; cached."
     from augsbert.cache import frame_key
     from augsbert.training import set_seed
     key = stage_key('augcse-seed', code=('augsbert.methods.augcse', 'augsbert.training'), pairs=frame_key(pairs), n_labels=n_labels,
@@ -357,12 +401,17 @@ def augcse_seed(pairs:pd.DataFrame, # `augment_corpus`'s pairs
     def compute():
         set_seed(seed)
         t0 = time.time()
+        train, held = split_heldout(pairs, cfg['augcse_heldout'], cfg['seed'])
         tc = TrainConfig(epochs=cfg['augcse_epochs'], batch_size=cfg['augcse_batch'], lr=cfg['augcse_lr'], max_seq_length=cfg['augcse_max_len'],
                          seed=seed, device=cfg['device'], schedule='linear', eval_precision=cfg['eval_precision'])
         model = _student(cfg)
         max_len = model.max_seq_length                 # training truncates to augcse_max_len; evaluation reads whole sentences
-        run = augcse_run(model, pairs, n_labels, tc, cfg['augcse_variant'], cfg['augcse_lambda'], cfg['augcse_alpha'],
-                         cfg['augcse_temperature'], progress).train_to(1.0)
+        run = augcse_run(model, train, n_labels, tc, cfg['augcse_variant'], cfg['augcse_lambda'], cfg['augcse_alpha'],
+                         cfg['augcse_temperature'], progress, disc_lr=cfg['augcse_disc_lr'])
+        curve = []
+        for k in range(1, cfg['augcse_curve'] + 1):   # the gate's quantity against steps: pause, score the held-out sentences, go on
+            run.train_to(k / cfg['augcse_curve'])
+            if run.loss.disc is not None and len(held): curve.append(dict(steps=run.steps_done, **discriminator_accuracy(run.loss, held)))
         t1 = time.time()
         run.model.max_seq_length = max_len
         run.model.eval()
@@ -370,7 +419,8 @@ def augcse_seed(pairs:pd.DataFrame, # `augment_corpus`'s pairs
         if timings is not None:
             timings['training'] = round(timings.get('training', 0) + t1 - t0, 1)
             timings['evaluation'] = round(timings.get('evaluation', 0) + time.time() - t1, 1)
-        return dict(seed=seed, **scores, disc_accuracy=run.loss.disc_accuracy, steps=run.steps_done)
+        return dict(seed=seed, **scores, disc_accuracy=run.loss.disc_accuracy, steps=run.steps_done,
+                    disc_heldout=curve[-1] if curve else None, disc_curve=curve)
     return cached_json('augcse-seed', key, compute)
 
 # %% ../../nbs/12_augcse.ipynb #bae208f7
