@@ -11,7 +11,8 @@ from .config import AugsbertError
 from .metrics import auc_at_fpr
 
 # %% auto #0
-__all__ = ['task_metric', 'paired_bootstrap', 'holm', 'detectable', 'verdict', 'compare', 'score_ci']
+__all__ = ['task_metric', 'paired_bootstrap', 'holm', 'detectable', 'verdict', 'compare', 'score_ci', 'claim_verdict',
+           'seed_claims']
 
 # %% ../nbs/03a_statistics.ipynb #2636b0f3
 def _ranked_spearman(pred:np.ndarray, gold:np.ndarray)->np.ndarray:
@@ -122,3 +123,40 @@ def score_ci(task:str, pred, gold, thresholds=None, n_boot:int=2000, seed:int=0,
                      for s, p in ((rng.integers(0, S, S), _pairs(rng, gold, task)) for _ in range(n_boot))])
     lo, hi = np.quantile(boot, [alpha / 2, 1 - alpha / 2])
     return dict(mean=float(task_metric(task, pred, gold, th).mean()), se=float(boot.std(ddof=1)), lo=float(lo), hi=float(hi))
+
+# %% ../nbs/03a_statistics.ipynb #bb42e1e2
+def claim_verdict(diff:float, # the measured difference, in the direction the paper claims positive
+                  p_holm:float, # its Holm-corrected p-value
+                  mde:float, # the smallest effect the comparison could detect (see `detectable`)
+                  expected:float, # the paper's effect, same units and direction
+                  gate:bool|None=True, # did the comparison's gate pass? (False: failed; None: not measured)
+                  alpha:float=0.05)->tuple[str, str]:
+    "(verdict, why): 'holds', 'does not hold' or 'underpowered' for a paper's claim of a positive `expected` effect."
+    if gate is None: return 'underpowered', 'its gate was not measured'
+    if not gate: return 'underpowered', 'its gate failed'
+    if mde > abs(expected): return 'underpowered', f'it could detect {mde:.2f}, more than the paper\'s {abs(expected):.2f}'
+    if p_holm < alpha and np.sign(diff) == np.sign(expected): return 'holds', f'Holm p = {p_holm:.3g}'
+    return 'does not hold', f'Holm p = {p_holm:.3g}; it could detect {mde:.2f}'
+
+
+# %% ../nbs/03a_statistics.ipynb #dd64f4f4
+def seed_claims(diffs:dict, # claim -> per-seed paired differences (same seeds on both sides), in the paper's direction
+                expected:dict, # claim -> the paper's effect
+                gates:dict|None=None, # claim -> True / False / None (see `claim_verdict`); missing: True
+                alpha:float=0.05, power:float=0.8)->pd.DataFrame:
+    "One row per claim: diff, 95 % t interval, p, Holm p, detectable effect, verdict and why."
+    from scipy.stats import t as tdist
+    m, rows = len(diffs), []
+    for k, d in diffs.items():
+        d = np.asarray(d, float)
+        if len(d) < 2: raise AugsbertError(f"seed_claims: claim {k!r} has {len(d)} paired seed(s); a t interval needs ≥ 2 (run more seeds).")
+        se, df_ = d.std(ddof=1) / np.sqrt(len(d)), len(d) - 1
+        p = float(2 * tdist.sf(abs(d.mean()) / se, df_)) if se > 0 else float(d.mean() == 0)
+        h = tdist.ppf(1 - alpha / 2, df_) * se
+        mde = float((tdist.ppf(1 - alpha / (2 * m), df_) + tdist.ppf(power, df_)) * se)
+        rows.append(dict(claim=k, diff=float(d.mean()), lo=float(d.mean() - h), hi=float(d.mean() + h), p=p, seeds=len(d), detectable=mde,
+                         expected=expected[k]))
+    out = pd.DataFrame(rows)
+    out['p_holm'] = holm(out['p'].tolist()) if m else []
+    v = [claim_verdict(r.diff, r.p_holm, r.detectable, r.expected, (gates or {}).get(r.claim, True), alpha) for r in out.itertuples()]
+    return out.assign(verdict=[a for a, _ in v], why=[b for _, b in v])

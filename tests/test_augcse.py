@@ -40,6 +40,9 @@ def test_the_report_renders_from_the_run(run):
     md = (Path(render_report('ablations', progress=False, profile='smoke')).parent/'ablations.md').read_text()
     assert '1 runs in `reports/runs/augcse/`' in md and 'AugCSE (α = −1) (ours, 2 seeds)' in md and 'AugCSE-BERT (paper' in md
     assert '60.47' in md and 'STS-B dev (paper)' in md                              # the paper's Table 7 beside ours
+    gate = md.split('## The gate: did the discriminator learn?')[1].split('## ')[0]
+    assert ('| passes' in gate or '| fails' in gate) and 'not measured' not in gate     # this run measured its gate
+    assert "## The paper's claims, checked" in md
 
 @pytest.mark.parametrize('kw, match', [
     (dict(augcse_augs='pig-latin'), 'unknown augmenter'),
