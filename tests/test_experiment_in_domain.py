@@ -83,12 +83,6 @@ def test_interrupted_labelling_resumes_to_same_metrics(tmp_path, tiny, monkeypat
         return dict(out, teacher_key=m['teacher_model']['key'])
     assert no_speed(resumed) == no_speed(clean)
 
-def test_in_domain_report(env, tiny):
-    _run(tiny, 'sbert'); _run(tiny, 'bert')
-    nb = render_report('in_domain', progress=False, profile='smoke')
-    md = (Path(nb).parent/'in_domain.md').read_text()
-    assert 'Table 5' in md and 'paper 68.36 ± 5.28' in md and 'cross-encoder' in md
-
 def test_top_k_sweep_in_the_report(env, tiny, tmp_path, monkeypatch):
     "Two k of one cell make Tables 9/10: our row beside the paper's, a finding judged against the seed spread, a figure."
     monkeypatch.setenv('AUGSBERT_REPORTS', str(tmp_path))            # only this sweep's runs (the cache stays the module's)
@@ -120,9 +114,11 @@ def test_dev_curves_and_figure6(env, tiny):
     assert [s['test'] for s in plain['per_seed']] == pytest.approx([s['test'] for s in m['per_seed']], abs=1e-9)
     with pytest.raises(AugsbertError, match='curve_points must be fractions'):
         _run(tiny, 'sbert', curve_points='0.5,2')
+    _run(tiny, 'sbert'); _run(tiny, 'bert')                                  # Table 5 beside the paper (one render for both)
     nb = render_report('in_domain', progress=False, profile='smoke')
     md = (Path(nb).parent/'in_domain.md').read_text()
     assert 'in_domain_fig6_smoke.png' in md
+    assert 'Table 5' in md and 'paper 68.36 ± 5.28' in md and 'cross-encoder' in md
 
 
 def test_custom_data_through_the_experiment(env, tiny, tmp_path):
