@@ -27,9 +27,9 @@ def corpus_file(tmp_path_factory):
     return p
 
 @pytest.fixture(scope='module')
-def smoke_run(env, corpus_file):
-    "The smoke-profile run on the corpus above, made once per module (the report test reads it too)."
-    return run_experiment('contexts', profile='smoke', progress=False, corpus_file=str(corpus_file))
+def smoke_run(env, tiny, corpus_file):
+    "The smoke-profile run on the corpus above, made once per module (the report test reads it too); Origin reads another model than the Surrogate's start."
+    return run_experiment('contexts', profile='smoke', progress=False, corpus_file=str(corpus_file), ctx_origin_model=tiny)
 
 def test_smoke_run(smoke_run):
     out = smoke_run
@@ -40,6 +40,8 @@ def test_smoke_run(smoke_run):
     assert m['cost']['origin_seconds_per_pair'] > 0 and m['cost']['surrogate_seconds_per_pair'] > 0
     assert set(m['supervised']) == {'Surrogate + gold', 'static + gold'}
     assert {'Origin on the evaluation sets', 'Surrogate training'} <= set(prov['timings']) and (out/'sts.png').exists()
+    assert m['origin_model'] != 'sentence-transformers/all-MiniLM-L6-v2' and "Origin's model (zero-shot)" in m['baselines']
+    assert len(prov['models']) == 2                                                       # the Surrogate's start and Origin's model
     scored = sum(n for k, n in m['eval_sizes'].items() if not k.startswith('mrpc'))        # stsb-dev and the STS sets
     assert isinstance(m['origin_empty_pairs'], int) and 0 <= m['origin_empty_pairs'] <= scored   # counted, never an error
 
@@ -50,6 +52,7 @@ def test_smoke_run(smoke_run):
     (dict(ctx_surrogate_student='tfidf'), "'minilm' or 'static'"),
     (dict(ctx_size=0), 'ctx_size must be at least 1'),
     (dict(ctx_size=8, ctx_candidates=4), '-p ctx_candidates=8'),       # two-step: one context per chunk, never fillable
+    (dict(ctx_origin_model='no-such-model'), 'no-such-model'),
 ])
 def test_bad_choices_fail_before_any_work(env, kw, match):
     with pytest.raises(AugsbertError, match=match):

@@ -32,6 +32,7 @@ SETTINGS_FAMILY = register_settings('contexts', dict(   # this method's keys: ty
     ctx_surrogate_pairs=int,  # contexts: unlabelled pairs Origin labels for the Surrogate
     ctx_surrogate_student=str, # contexts: the Surrogate bi-encoder, 'minilm' or 'static'
     ctx_gold_pairs=int,       # contexts: STSb gold pairs of the supervised setting (0: all)
+    ctx_origin_model=str,     # contexts: the model whose embeddings Origin's scorer reads (empty: bi_encoder, the Surrogate's start)
 ), bounds=dict(ctx_chunk='[1,)', ctx_window='[1,)', ctx_size='[1,)', ctx_candidates='[1,)', ctx_train_contexts='[1,)', ctx_eval_pairs='[0,)', ctx_surrogate_pairs='[1,)', ctx_gold_pairs='[0,)'))
 
 # %% ../../nbs/14_contexts.ipynb #d72305c5
