@@ -5,9 +5,9 @@ from conftest import needs_data
 from augsbert.config import AugsbertError
 from pathlib import Path
 from augsbert.runs import run_experiment, render_report, read_json
+from augsbert.methods.arguebert.finetune import learning_gate, objective_claims
 
-pytestmark = needs_data
-
+@needs_data
 @pytest.mark.parametrize('objective', ['sp'])          # edge pairs: tested in nbs/13_arguebert; nsp / order need the corpus download
 def test_a_smoke_pretraining(env, objective):
     out = run_experiment('arguebert_pretrain', profile='smoke', progress=False, ab_objective=objective)
@@ -19,6 +19,7 @@ def test_a_smoke_pretraining(env, objective):
     again = read_json(run_experiment('arguebert_pretrain', profile='smoke', progress=False, ab_objective=objective)/'provenance.json')
     assert again['encoder'] == prov['encoder']                                   # the encoder is cached by its recipe
 
+@needs_data
 @pytest.mark.parametrize('kw, match', [
     (dict(ab_objective='mlm'), 'unknown pre-training objective'),
     (dict(ab_setting='warm'), 'unknown pre-training setting'),
@@ -33,6 +34,7 @@ def test_bad_input_fails_before_any_work(env, kw, match):
         run_experiment('arguebert_pretrain', profile='smoke', progress=False, **kw)
 
 
+@needs_data
 def test_b_smoke_finetuning_of_the_pretrained_encoder(env):
     "The `arguebert` experiment on the encoder `test_a` pre-trained (cached by its recipe): fine-tune on MSRP, SAM."
     out = run_experiment('arguebert', profile='smoke', progress=False, encoder='arguebert', ab_objective='sp', abft_tasks='mrpc')
@@ -44,12 +46,14 @@ def test_b_smoke_finetuning_of_the_pretrained_encoder(env):
     assert 'mrpc|fine-tuned' in m['summary'] and (out/'sam.png').exists()
     assert prov['timings']['pre-training (or the cache)'] < 60                                  # reused, not pre-trained again
 
+@needs_data
 def test_c_smoke_baselines(env):
     "The average-word-embedding baseline is scored as it is (no seeds); the random BERT is fine-tuned."
     m = read_json(run_experiment('arguebert', profile='smoke', progress=False, encoder='avg-tokens', abft_tasks='bws')/'metrics.json')
     assert m['seeds'] == [] and [c['seed'] for c in m['cells']] == [None] and m['pretrain'] is None
     assert set(m['summary']) == {'bws|as is'}
 
+@needs_data
 def test_d_the_report_renders_from_the_runs(env):
     "reports/arguebert.md from the runs above: the pre-training, the fine-tuned encoder beside the paper, SAM, the baseline."
     md = (Path(render_report('arguebert', progress=False, profile='smoke')).parent/'arguebert.md').read_text()
@@ -58,7 +62,14 @@ def test_d_the_report_renders_from_the_runs(env):
     assert '64.09 / 69.80' in md and '8.98 / 3.46' in md                    # the paper's SP (Table 4) and word2vec (Table 2) rows
     assert 'ArgueBERT sim. pred., mini from scratch' in md and 'average word embeddings (MiniLM tokens)' in md
     assert '(no runs yet)' in md                                             # no AugSBERT run with the arguebert student here
+    # the learning gate comes first: 4 steps learn no pair task and there is no random-init run, so the encoder fails it
+    assert md.index('## The learning gate') < md.index("## The paper's claims") < md.index('## Table 2')
+    row = next(l for l in md.splitlines() if '| scratch:sp ' in l)
+    assert row.split('|')[-2].strip() == 'fail' and '(none run)' in row
+    assert any(l.startswith('| ArgueBERT sim. pred., mini from scratch') and '‡' in l for l in md.splitlines())   # (and † from a dirty tree)
+    assert 'No two encoders of one setting to compare yet' in md
 
+@needs_data
 @pytest.mark.parametrize('kw, match', [
     (dict(encoder='sbert'), 'unknown encoder'),
     (dict(abft_tasks='bws,afs'), 'unknown task'),
@@ -69,3 +80,36 @@ def test_d_the_report_renders_from_the_runs(env):
 def test_finetuning_bad_input_fails_before_any_work(env, kw, match):
     with pytest.raises(AugsbertError, match=match):
         run_experiment('arguebert', profile='smoke', progress=False, **kw)
+
+
+# The learning gate and the claims on hand-made runs (no data, no model: milliseconds)
+def _run(acc, scores, jitter=(0.0, 0.1, -0.1), seeds=(42, 43, 44)):
+    "A fine-tuning run's metrics: held-out pair accuracy `acc` on 512 pairs (None: no pre-training) and {task: score} per seed."
+    return dict(pretrain=None if acc is None else dict(after=dict(pair_accuracy=acc, pairs=512)),
+                cells=[dict(task=t, fold=None, seed=s, cosine_spearman=v + j) for t, v in scores.items() for s, j in zip(seeds, jitter)])
+
+RANDOM = _run(None, dict(bws=20, ukp=20, mrpc=30))
+
+def test_comparison_with_an_objective_that_did_not_learn_is_underpowered():
+    runs = {'continued:sp': _run(0.98, dict(bws=60, ukp=55, mrpc=45), (0.0, 0.3, -0.2)),
+            'continued:nsp': _run(0.55, dict(bws=50, ukp=50, mrpc=40))}            # above random downstream, pair task not learned
+    gates = {k: learning_gate(m, RANDOM) for k, m in runs.items()}
+    assert gates['continued:sp']['passes'] and gates['continued:nsp']['beats_random']
+    assert not gates['continued:nsp']['learned'] and not gates['continued:nsp']['passes']
+    c = objective_claims(runs, gates)
+    assert list(c['measure']) == ['bws', 'ukp', 'msrp'] and set(c['verdict']) == {'underpowered'}
+    assert c['p'].isna().all() and all('continued:nsp' in w and '55.0 % < 75 %' in w for w in c['why'])   # never tested
+
+def test_two_learned_objectives_with_a_clear_difference_hold():
+    runs = {'continued:sp': _run(0.98, dict(bws=60, ukp=50, mrpc=40), (0.0, 0.3, -0.2)),
+            'continued:nsp': _run(0.90, dict(bws=50, ukp=52, mrpc=40))}
+    gates = {k: learning_gate(m, RANDOM) for k, m in runs.items()}
+    assert all(g['passes'] for g in gates.values())
+    c = objective_claims(runs, gates).set_index('measure')
+    assert c.at['bws', 'verdict'] == 'holds' and c.at['bws', 'lo'] > 9 and c.at['bws', 'p_holm'] < 0.05   # +10, the paper +5.04
+    assert c.at['ukp', 'verdict'] == 'does not hold'                                                       # −2, the paper +3.88
+
+def test_an_encoder_below_random_init_fails_the_gate():
+    g = learning_gate(_run(0.95, dict(bws=15, ukp=25, mrpc=35)), RANDOM)
+    assert g['learned'] and not g['beats_random'] and not g['passes'] and g['why'] == 'not above random init on BWS'
+    assert learning_gate(_run(0.95, dict(bws=30)), None)['why'] == 'no random-init run'

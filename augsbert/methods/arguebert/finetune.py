@@ -17,9 +17,10 @@ from .pretraining import (PretrainConfig, check_objective, pretrained_encoder, p
 
 # %% auto #0
 __all__ = ['SETTINGS_FAMILY', 'DISTANCES', 'ENCODERS', 'ARGUEBERT_SETTINGS', 'TASKS', 'SAM_THRESHOLDS', 'PAPER',
-           'pair_similarities', 'correlations', 'Encoder', 'register_encoder', 'check_encoder', 'pretrain_recipe',
-           'arguebert_encoder', 'random_encoder', 'check_student_settings', 'FinetuneConfig', 'check_tasks',
-           'task_splits', 'score_encoder', 'sam_at', 'finetune_cell']
+           'LEARNED_ACCURACY', 'PAIR_CHANCE', 'GATE_TASKS', 'MEASURES', 'CLAIMS', 'pair_similarities', 'correlations',
+           'Encoder', 'register_encoder', 'check_encoder', 'pretrain_recipe', 'arguebert_encoder', 'random_encoder',
+           'check_student_settings', 'FinetuneConfig', 'check_tasks', 'task_splits', 'score_encoder', 'sam_at',
+           'finetune_cell', 'seed_scores', 'pair_task_gate', 'learning_gate', 'objective_claims']
 
 # %% ../../../nbs/13a_arguebert_finetune.ipynb #8d3d758f
 SETTINGS_FAMILY = register_settings('arguebert-finetune', dict(   # this method's keys: types here, defaults in settings.ini [method arguebert-finetune]
@@ -296,3 +297,106 @@ PAPER = dict(
     table4={'avg': (35.49, 45.68), 'nsp': (44.92, 52.54), 'sp': (64.09, 69.80), 'order': (38.14, 46.81), 'edge': (48.10, 49.08),
             'SBERT-base': (66.88, 71.45), 'ArgueBERT-base sp': (65.92, 70.76)},
 )
+
+# %% ../../../nbs/13a_arguebert_finetune.ipynb #1a54db99
+LEARNED_ACCURACY = 0.75   # the learning gate's bar: a pre-training pair task counts as learned at >= 75 % held-out accuracy —
+                          # halfway from chance (50 %) to perfect; below it the objective's pair task was not learned and the
+                          # encoder says nothing about its objective
+PAIR_CHANCE = 0.5         # chance on the held-out pairs: `nsp_pairs`, `sp_pairs`, `order_pairs`, `edge_pairs` alternate positive / negative
+GATE_TASKS = ('bws', 'ukp', 'msrp')   # the downstream scores (measures below) an encoder must beat random initialisation on
+MEASURES = {  # measure -> (task, the cell's score, the paper's table, its column of the score, label)
+    'bws': ('bws', 'cosine_spearman', 'table2', 1, 'BWS cosine ρ'),
+    'ukp': ('ukp', 'cosine_spearman', 'table1', 3, 'UKP cosine ρ'),
+    'msrp': ('mrpc', 'cosine_spearman', 'table1', 1, 'MSRP cosine ρ'),
+    'sam': ('mrpc', 'sam_f1', 'table4', 1, 'SAM F1 at 0.8'),
+}
+CLAIMS = (('sp', 'nsp'), ('order', 'nsp'), ('edge', 'nsp'), ('sp', 'order'), ('sp', 'edge'))  # the paper's comparisons (a, b): a − b
+
+def seed_scores(metrics:dict # a fine-tuning run's metrics (its 'cells')
+               )->dict:
+    "{measure: {seed: score}} of the run's fine-tuned cells (UKP: the mean of each seed's folds; SAM: F1 at 0.8)."
+    out = {}
+    for meas, (task, key, *_) in MEASURES.items():
+        by = {}
+        for c in (metrics or {}).get('cells') or []:
+            if c['task'] != task or c.get('seed') is None or (key == 'sam_f1' and not c.get('sam')): continue
+            by.setdefault(c['seed'], []).append(sam_at(c)['f1'] if key == 'sam_f1' else c[key])
+        if by: out[meas] = {s: float(np.mean(v)) for s, v in sorted(by.items())}
+    return out
+
+def pair_task_gate(pretrain:dict|None, # a run's 'pretrain' record: {'after': {'pair_accuracy', 'pairs'}, ...}
+                   threshold:float=LEARNED_ACCURACY, chance:float=PAIR_CHANCE, alpha:float=0.05)->dict:
+    "(a) of the gate: held-out pair accuracy, its Wilson interval and one-sided p against chance (when the pair count is recorded), learned."
+    from scipy.stats import binomtest
+    after = (pretrain or {}).get('after') or {}
+    acc, n = after.get('pair_accuracy'), after.get('pairs')
+    out = dict(accuracy=acc, pairs=n, lo=None, hi=None, p_chance=None, threshold=threshold, chance=chance)
+    if acc is None: return dict(out, learned=False, why_a='no held-out pair accuracy recorded')
+    if n:
+        k = int(round(acc * n))
+        ci = binomtest(k, n, chance).proportion_ci(1 - alpha, method='wilson')
+        out.update(lo=float(ci.low), hi=float(ci.high), p_chance=float(binomtest(k, n, chance, alternative='greater').pvalue))
+    above_chance = out['lo'] is None or out['lo'] > chance
+    learned = acc >= threshold and above_chance
+    why = ('' if learned else f"pair accuracy {100 * acc:.1f} % < {100 * threshold:g} %" if acc < threshold
+           else f"pair accuracy's {100 * (1 - alpha):g} % interval reaches chance ({100 * chance:g} %)")
+    return dict(out, learned=learned, why_a=why)
+
+def learning_gate(metrics:dict, # a pre-trained encoder's fine-tuning run metrics (with 'pretrain' and 'cells')
+                  random_metrics:dict|None, # the random-init baseline's run metrics, the same seeds (None: not run)
+                  threshold:float=LEARNED_ACCURACY, chance:float=PAIR_CHANCE, alpha:float=0.05)->dict:
+    "The learning gate of one encoder: (a) `pair_task_gate`, (b) above random init on every `GATE_TASKS` score; passes when both hold."
+    from augsbert.statistics import seed_claims
+    g = pair_task_gate(metrics.get('pretrain'), threshold, chance, alpha)
+    mine, rnd = seed_scores(metrics), seed_scores(random_metrics or {})
+    vs = {}
+    for t in GATE_TASKS:
+        if t not in mine or t not in rnd: continue
+        seeds = sorted(set(mine[t]) & set(rnd[t]))
+        d = [mine[t][s] - rnd[t][s] for s in seeds]
+        vs[t] = dict(diff=float(np.mean(d)) if d else float('nan'), lo=float('nan'), hi=float('nan'), p=float('nan'), seeds=len(d))
+        if len(d) >= 2:   # the gate reads only the interval; `expected` (a paper's effect) plays no part here
+            r = seed_claims({t: d}, {t: 0.0}, alpha=alpha).iloc[0]
+            vs[t].update(lo=float(r['lo']), hi=float(r['hi']), p=float(r['p']))
+    below = [t for t, d in vs.items() if not d['lo'] > 0]
+    beats = bool(vs) and not below
+    few = [t for t in below if vs[t]['seeds'] < 2]
+    why = ('' if beats else 'no random-init run' if random_metrics is None else 'no score paired with the random-init run' if not vs
+           else f"fewer than 2 seeds paired with random init on {', '.join(t.upper() for t in few)} (no interval)" if few
+           else f"not above random init on {', '.join(t.upper() for t in below)}")
+    return dict(g, vs_random=vs, beats_random=beats, why_b=why, passes=bool(g['learned'] and beats),
+                why='; '.join(x for x in (g['why_a'], why) if x))
+
+def objective_claims(runs:dict, # encoder key 'setting:objective' (e.g. 'continued:sp') -> its fine-tuning run's metrics
+                     gates:dict, # the same keys -> `learning_gate`
+                     claims=CLAIMS, measures=tuple(MEASURES), alpha:float=0.05)->pd.DataFrame:
+    "One row per (setting, claim a − b, measure): ours paired over seeds beside the paper's, Holm p, detectable effect, verdict, why."
+    from augsbert.statistics import seed_claims, claim_verdict
+    rows = []
+    for s in [x for x in SETTINGS_ if any(k.startswith(f'{x}:') for k in runs)]:
+        for a, b in claims:
+            ka, kb = f'{s}:{a}', f'{s}:{b}'
+            if ka not in runs or kb not in runs: continue
+            sa, sb = seed_scores(runs[ka]), seed_scores(runs[kb])
+            failed = [k for k in (ka, kb) if not (gates.get(k) or {}).get('passes')]
+            for meas in measures:
+                task, key, table, col, label = MEASURES[meas]
+                if meas not in sa or meas not in sb or a not in PAPER[table] or b not in PAPER[table]: continue
+                seeds = sorted(set(sa[meas]) & set(sb[meas]))
+                d = [sa[meas][x] - sb[meas][x] for x in seeds]
+                rows.append(dict(setting=s, a=a, b=b, measure=meas, label=label, paper=PAPER[table][a][col] - PAPER[table][b][col],
+                                 per_seed=d, seeds=len(d), diff=float(np.mean(d)) if d else float('nan'), failed=failed))
+    out = pd.DataFrame(rows, columns=['setting', 'a', 'b', 'measure', 'label', 'paper', 'per_seed', 'seeds', 'diff', 'failed'])
+    for c in ('lo', 'hi', 'p', 'p_holm', 'detectable'): out[c] = np.nan
+    out['verdict'], out['why'] = 'underpowered', ''
+    for i, r in out.iterrows():   # a comparison with a failed gate, or without two paired seeds, is not tested
+        if r['failed']:
+            out.at[i, 'why'] = (claim_verdict(np.nan, np.nan, np.nan, r['paper'], gate=False, alpha=alpha)[1] + ': ' +
+                                '; '.join(f"{k} ({(gates.get(k) or {}).get('why') or 'no gate'})" for k in r['failed']))
+        elif r['seeds'] < 2: out.at[i, 'why'] = f"{r['seeds']} paired seed(s): no interval"
+    tested = out[(out['failed'].map(len) == 0) & (out['seeds'] >= 2)]
+    for _, fam in tested.groupby(['setting', 'measure'], sort=False):   # Holm across the objectives compared
+        res = seed_claims({i: fam.at[i, 'per_seed'] for i in fam.index}, {i: fam.at[i, 'paper'] for i in fam.index}, alpha=alpha)
+        for r in res.itertuples():
+            for c in ('lo', 'hi', 'p', 'p_holm', 'detectable', 'verdict', 'why'): out.at[r.claim, c] = getattr(r, c)
+    return out
