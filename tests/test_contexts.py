@@ -1,6 +1,6 @@
 """Integration: the `contexts` experiment (Sun et al.; papermill, smoke profile) on a small running-text file — Origin,
 the baselines, a Surrogate and the supervised step — and its bad inputs, which fail before anything is loaded or trained."""
-import random
+import itertools, random
 import pytest
 from conftest import needs_data
 from augsbert.config import AugsbertError
@@ -42,6 +42,9 @@ def test_smoke_run(smoke_run):
     assert {'Origin on the evaluation sets', 'Surrogate training'} <= set(prov['timings']) and (out/'sts.png').exists()
     assert m['origin_model'] != 'sentence-transformers/all-MiniLM-L6-v2' and "Origin's model (zero-shot)" in m['baselines']
     assert len(prov['models']) == 2                                                       # the Surrogate's start and Origin's model
+    import numpy as np
+    with np.load(out/'origin_predictions.npz') as z:                                      # per-pair: two runs compare by a paired bootstrap
+        assert z['stsb_origin'].shape == z['stsb_gold'].shape == (m['eval_sizes']['stsb'],)
     scored = sum(n for k, n in m['eval_sizes'].items() if not k.startswith('mrpc'))        # stsb-dev and the STS sets
     assert isinstance(m['origin_empty_pairs'], int) and 0 <= m['origin_empty_pairs'] <= scored   # counted, never an error
 
@@ -71,11 +74,64 @@ def test_bad_corpus_files(env, tmp_path, content, match):
     with pytest.raises(AugsbertError, match=match):
         run_experiment('contexts', profile='smoke', progress=False, corpus_file=str(p))
 
-def test_the_report_renders_from_the_runs(smoke_run, corpus_file):
-    "reports/contexts.md from the smoke run and an Origin-only ablation (random contexts), the paper's numbers beside."
+def md_table(md:str, heading:str)->list[dict]:
+    "The first table under `heading` in a rendered report, one dict per row (cells stripped)."
+    lines = md.split(heading, 1)[1].splitlines()
+    start = next(i for i, l in enumerate(lines) if l.startswith('|'))
+    rows = [l for l in itertools.takewhile(lambda l: l.startswith('|'), lines[start:])]
+    cells = lambda l: [c.strip() for c in l.strip().strip('|').split('|')]
+    return [dict(zip(cells(rows[0]), cells(l))) for l in rows[2:]]
+
+def test_the_report_renders_from_the_runs(smoke_run, corpus_file, tiny):
+    "reports/contexts.md from the smoke run and an Origin-only ablation (random contexts): the teacher gate first, then the claims, the paper beside."
     from pathlib import Path
     from augsbert.runs import render_report
     run_experiment('contexts', profile='smoke', progress=False, corpus_file=str(corpus_file), origin_only=True, ctx_selection='random')
     md = (Path(render_report('contexts', progress=False, profile='smoke')).parent/'contexts.md').read_text()
     assert 'from 2 runs' in md and '76.93' in md and '34.45' in md                  # the paper's Origin average and random-C row
-    assert 'Random contexts instead of the two-step set' in md and 'Origin, discriminative only (ours)' in md
+    assert md.index('## The teacher gate') < md.index("## The paper's claims, checked") < md.index('## Differences, described') < md.index('## Table 1')
+    # the gate: the smoke run's Origin reads the tiny BERT, another model than the Surrogate's start (MiniLM); pass or fail from its numbers
+    m = read_json(smoke_run/'metrics.json')
+    row = next(r for r in md_table(md, '## The teacher gate') if r['run'].split(' ')[0] == smoke_run.name)
+    beats = m['origin']['stsb-dev'] > m['baselines']['averaged tokens (zero-shot)']['stsb-dev']   # the smoke Surrogate is static
+    assert row['Origin reads'] == Path(tiny).name and row["Surrogate's start"].startswith('all-MiniLM-L6-v2') and row['another model'] == 'yes'
+    assert row['Origin, STS-B dev'] == f"{m['origin']['stsb-dev']:.2f}" and row['beats the start'] == ('yes' if beats else 'no')
+    assert row['gate'] == ('passes' if beats else 'fails')
+    other = next(r for r in md_table(md, '## The teacher gate') if r['run'].split(' ')[0] != smoke_run.name)
+    assert other['Origin reads'] == 'all-MiniLM-L6-v2' and other['another model'] == 'no' and other['gate'] == 'fails'   # the ablation read the start
+    # the claims: one Surrogate seed and no per-pair scores give no interval, so neither claim gets a verdict other than underpowered
+    claims = {r['claim']: r for r in md_table(md, "## The paper's claims, checked")}
+    assert set(claims) == {'the Surrogate approaches Origin', 'contexts beat random contexts'}
+    assert {r['verdict'] for r in claims.values()} == {'underpowered'} and claims['the Surrogate approaches Origin']['95 % CI'] == '–'
+    assert 'no per-pair scores kept: no interval' in md and ('1 seed: no interval' in md or 'the teacher gate failed' in md)
+    section = md.split("## The paper's claims, checked", 1)[1].split('## Differences, described', 1)[0]
+    assert 'Verdict: **holds**' not in section and 'Verdict: **does not hold**' not in section
+    assert f'Origin, discriminative only, on {Path(tiny).name} (ours)' in md
+
+def hand_made(origin_model=None, gaps=(-0.5, -0.6, -0.4), origin_dev=84.0):
+    "A contexts run's metrics.json, by hand: Origin 70.0 on the STS average, the minilm Surrogate `gaps` from it over three seeds."
+    m = dict(config=dict(ctx_surrogate_student='minilm', ctx_train_contexts=5000), coherence_accuracy={'held-out': 0.68},
+             origin={'stsb-dev': origin_dev, 'stsb': 74.0, 'sts-avg': 70.0}, surrogate=[{'seed': s, 'sts-avg': 70.0 + g} for s, g in zip((42, 43, 44), gaps)],
+             baselines={'MiniLM (zero-shot)': {'stsb-dev': 87.0}})
+    if origin_model: m.update(origin_model=origin_model, baselines=dict(m['baselines'], **{"Origin's model (zero-shot)": {'stsb-dev': 89.0}}))
+    return m
+
+def test_teacher_gate_and_verdicts_on_hand_made_runs():
+    "Origin reading the Surrogate's own start fails the gate, and the claim is underpowered however close the seeds; another, better model passes it, and the seeds decide."
+    from augsbert.methods.contexts import teacher_gate, context_claims
+    own = hand_made(origin_dev=90.0)                                    # an old run (no origin_model): Origin read the bi-encoder, even above it
+    g = teacher_gate(own, 'sentence-transformers/all-MiniLM-L6-v2')
+    assert (g['other_model'], g['beats_start'], g['passes']) == (False, True, False) and 'the model the Surrogate starts from' in g['why']
+    assert not teacher_gate(hand_made('minilm', origin_dev=90.0), 'sentence-transformers/all-MiniLM-L6-v2')['passes']   # its alias is the same model
+    c = context_claims(own, g)
+    assert c['verdict'].tolist() == ['underpowered'] and c['why'][0].startswith('the teacher gate failed')
+    assert c['lo'][0] < c['diff'][0] < c['hi'][0]                       # the numbers are still shown
+    below = teacher_gate(hand_made('mpnet'), 'sentence-transformers/all-MiniLM-L6-v2')        # another model, but below the start (84 < 87)
+    assert below['other_model'] and not below['passes'] and context_claims(hand_made('mpnet'), below)['verdict'][0] == 'underpowered'
+    mp = hand_made('sentence-transformers/all-mpnet-base-v2', origin_dev=90.0)
+    g = teacher_gate(mp, 'sentence-transformers/all-MiniLM-L6-v2')
+    assert g['passes'] and g['origin_model_dev'] == 89.0
+    assert context_claims(mp, g)['verdict'].tolist() == ['holds']       # half a point below Origin: within a few points
+    assert context_claims(hand_made('mpnet', gaps=(-9.5, -10.5, -10.0), origin_dev=90.0), g)['verdict'].tolist() == ['does not hold']
+    rnd = context_claims(None, None, mp, dict(mp, origin={'stsb': 30.0}))  # even 44 points lower: no per-pair scores, no interval
+    assert rnd['verdict'].tolist() == ['underpowered'] and rnd['why'][0] == 'no per-pair scores kept: no interval'

@@ -14,9 +14,11 @@ from ..config import AugsbertError, DataError, unknown_name, register_settings
 from ..loaders.corpus import running_text
 
 # %% auto #0
-__all__ = ['SETTINGS_FAMILY', 'SCORERS', 'SELECTIONS', 'PAPER', 'ContextCorpus', 'context_corpus', 'read_documents',
-           'ChunkRetriever', 'EmbeddingCache', 'Scorer', 'embedding_scorer', 'coherence_examples', 'CoherenceModel',
-           'coherence_scorer', 'check_scorer', 'jaccard_words', 'greedy_diverse', 'check_context_budget', 'Origin']
+__all__ = ['SETTINGS_FAMILY', 'COHERENCE_HELD_OUT', 'SCORERS', 'SELECTIONS', 'PAPER', 'START_BASELINE', 'PAPER_SURROGATE_GAP',
+           'PAPER_RANDOM_COST', 'SURROGATE_MARGIN', 'CLAIM_SURROGATE', 'CLAIM_RANDOM', 'ContextCorpus',
+           'context_corpus', 'read_documents', 'ChunkRetriever', 'EmbeddingCache', 'Scorer', 'embedding_scorer',
+           'coherence_examples', 'CoherenceModel', 'held_out_cut', 'coherence_scorer', 'check_scorer', 'jaccard_words',
+           'greedy_diverse', 'check_context_budget', 'Origin', 'teacher_gate', 'context_claims']
 
 # %% ../../nbs/14_contexts.ipynb #6fe65c66
 SETTINGS_FAMILY = register_settings('contexts', dict(   # this method's keys: types here, defaults in settings.ini [method contexts]
@@ -169,14 +171,21 @@ class CoherenceModel:
     accuracy: dict = field(default_factory=dict)   # 'train', 'held-out'
 
 # %% ../../nbs/14_contexts.ipynb #c8a3b250
+COHERENCE_HELD_OUT = 0.2   # the share of the coherence examples held out to score the scorer
+
+def held_out_cut(n:int, # coherence examples (positive, negative, positive, …)
+                 held_out:float=COHERENCE_HELD_OUT)->int:
+    "Where the held-out examples start: the last `held_out` share of `n`, cut at an even index so each positive keeps its negative."
+    return int(n * (1 - held_out)) // 2 * 2
+
 @patch
-def train(self:CoherenceModel, examples:pd.DataFrame, held_out:float=0.2, C:float=1.0, seed:int=42)->CoherenceModel:
+def train(self:CoherenceModel, examples:pd.DataFrame, held_out:float=COHERENCE_HELD_OUT, C:float=1.0, seed:int=42)->CoherenceModel:
     "Fit on `coherence_examples` (the last `held_out` fraction scores the held-out accuracy)."
     from sklearn.linear_model import LogisticRegression
     if examples['label'].nunique() < 2: raise DataError("CoherenceModel.train: the examples need both labels.")
     X = _coherence_features(self.embed(list(examples['sentence'])), self.embed(list(examples['left'])), self.embed(list(examples['right'])))
     y = examples['label'].to_numpy()
-    cut = int(len(X) * (1 - held_out)) // 2 * 2                     # keep each positive with its negative
+    cut = held_out_cut(len(X), held_out)                             # keep each positive with its negative
     self.clf = LogisticRegression(C=C, max_iter=2000, random_state=seed).fit(X[:cut], y[:cut])
     self.accuracy = {'train': float(self.clf.score(X[:cut], y[:cut])),
                      'held-out': float(self.clf.score(X[cut:], y[cut:])) if cut < len(X) else float('nan')}
@@ -202,7 +211,7 @@ def log_prob(self:CoherenceModel, sentences:list, contexts:pd.DataFrame)->np.nda
 # %% ../../nbs/14_contexts.ipynb #8bef3d78
 def coherence_scorer(model:CoherenceModel)->Scorer:
     "The trained `CoherenceModel` as a `Scorer`."
-    return Scorer('coherence', 'log p(coherent | c<, s, c>), logistic regression on frozen MiniLM embeddings', model.log_prob, model.embed)
+    return Scorer('coherence', 'log p(coherent | c<, s, c>), logistic regression on frozen sentence embeddings (of ctx_origin_model)', model.log_prob, model.embed)
 
 SCORERS = ('embedding', 'coherence')
 
@@ -340,3 +349,67 @@ PAPER = dict(
     table7={'100K': 74.02, '1M': 76.11, '10M': 76.92, '100M': 77.32},
     table8={'full': 78.47, 'w/o discriminative': 77.97, 'w/o left-context': 77.36, 'w/o right-context': 77.01, 'w/o both contexts': 76.50},
 )
+
+# %% ../../nbs/14_contexts.ipynb #b7a1c0d2
+START_BASELINE = {'minilm': 'MiniLM (zero-shot)', 'static': 'averaged tokens (zero-shot)'}   # the Surrogate's start, zero-shot, per student
+
+def teacher_gate(metrics:dict, # a contexts run's metrics.json
+                 bi_encoder:str, # the run's bi_encoder (params.json): the model the Surrogate starts from
+                 alpha:float=0.05)->dict:
+    "Can Origin teach the Surrogate something new? `passes` when Origin reads another model than the Surrogate's start and beats that start zero-shot on STS-B dev."
+    from scipy.stats import binomtest
+    from augsbert.models import canonical_model
+    start, student = canonical_model(bi_encoder), metrics['config']['ctx_surrogate_student']
+    origin = canonical_model(metrics.get('origin_model') or bi_encoder)        # older runs: Origin read the bi-encoder
+    bl = metrics.get('baselines') or {}
+    o_dev, s_dev = metrics['origin'].get('stsb-dev'), bl.get(START_BASELINE.get(student, ''), {}).get('stsb-dev')
+    own = bl.get("Origin's model (zero-shot)", bl.get('MiniLM (zero-shot)') if origin == start else None) or {}
+    beats = None if o_dev is None or s_dev is None else bool(o_dev > s_dev)
+    g = dict(origin_model=origin, origin_recorded='origin_model' in metrics, start_model=start, student=student,
+             other_model=origin != start, origin_dev=o_dev, start_dev=s_dev, origin_model_dev=own.get('stsb-dev'), beats_start=beats,
+             coherence_acc=None, coherence_n=None, coherence_lo=None, coherence_hi=None, coherence_above_chance=None)
+    acc = (metrics.get('coherence_accuracy') or {}).get('held-out')
+    if acc is not None and acc == acc:                                        # the embedding scorer trains nothing
+        n2 = 2 * metrics['config']['ctx_train_contexts']
+        n = n2 - held_out_cut(n2)
+        ci = binomtest(round(acc * n), n, 0.5).proportion_ci(1 - alpha, method='wilson')
+        g.update(coherence_acc=acc, coherence_n=n, coherence_lo=float(ci.low), coherence_hi=float(ci.high), coherence_above_chance=bool(ci.low > 0.5))
+    short = lambda m: m.rstrip('/').split('/')[-1]
+    why = []
+    if not g['other_model']: why.append(f"Origin reads {short(origin)}, the model the Surrogate starts from")
+    if beats is None: why.append("no zero-shot STS-B dev score of the Surrogate's start")
+    elif not beats: why.append(f"Origin's STS-B dev {o_dev:.2f} is not above the Surrogate's start's {s_dev:.2f}")
+    return dict(g, passes=bool(g['other_model'] and beats), why='; '.join(why))
+
+# %% ../../nbs/14_contexts.ipynb #b7a1c0d4
+PAPER_SURROGATE_GAP = PAPER['table1']['Surrogate (base)'][-1] - PAPER['table1']['Origin'][-1]   # Surrogate − Origin, STS average (Table 1)
+PAPER_RANDOM_COST = PAPER['selection']['random'] - PAPER['selection']['two-step']               # random − two-step contexts, STSb (§5.4)
+SURROGATE_MARGIN = 2 * PAPER_SURROGATE_GAP   # the paper's gap missed by less than the paper's gap: the Surrogate 'approaches' Origin
+CLAIM_SURROGATE, CLAIM_RANDOM = 'the Surrogate approaches Origin', 'contexts beat random contexts'
+
+def context_claims(core:dict|None, # metrics of the run whose Surrogate is checked (None: no such run)
+                   gate:dict|None, # `teacher_gate` of that run
+                   two_step:dict|None=None, # metrics of an Origin run with the two-step context sets
+                   random:dict|None=None, # metrics of the same Origin with random contexts
+                   alpha:float=0.05)->pd.DataFrame:
+    "One row per claim that has runs: the difference, its 95 % interval (where seeds give one), Holm p (against `margin`), detectable effect, the paper's, verdict and why."
+    from augsbert.statistics import seed_claims
+    rows = []
+    if core is not None and core.get('surrogate'):
+        d = np.array([s['sts-avg'] for s in core['surrogate']]) - core['origin']['sts-avg']
+        gate_ok = bool(gate and gate['passes'])
+        row = dict(claim=CLAIM_SURROGATE, measure='Surrogate − Origin, STS average', diff=float(d.mean()), lo=np.nan, hi=np.nan,
+                   seeds=len(d), p_holm=np.nan, detectable=np.nan, paper=PAPER_SURROGATE_GAP, margin=SURROGATE_MARGIN)
+        if len(d) >= 2:                  # the gap minus the margin: > 0 means within a few points (the paper's numbers: +2.87)
+            r = seed_claims({CLAIM_SURROGATE: d - SURROGATE_MARGIN}, {CLAIM_SURROGATE: abs(PAPER_SURROGATE_GAP)},
+                            {CLAIM_SURROGATE: gate_ok}, alpha).iloc[0]
+            row.update(lo=r.lo + SURROGATE_MARGIN, hi=r.hi + SURROGATE_MARGIN, p_holm=r.p_holm, detectable=r.detectable,
+                       verdict=r.verdict, why=r.why)
+        else: row.update(verdict='underpowered', why=f'{len(d)} seed: no interval')
+        if not gate_ok: row['why'] = 'the teacher gate failed' + (f": {gate['why']}" if gate and gate['why'] else '')
+        rows.append(row)
+    if two_step is not None and random is not None:
+        a, b = two_step['origin']['stsb'], random['origin']['stsb']
+        rows.append(dict(claim=CLAIM_RANDOM, measure='random − two-step contexts, Origin, STSb', diff=b - a, lo=np.nan, hi=np.nan, seeds=1,
+                         p_holm=np.nan, detectable=np.nan, paper=PAPER_RANDOM_COST, margin=np.nan, verdict='underpowered', why='no per-pair scores kept: no interval'))
+    return pd.DataFrame(rows, columns=['claim', 'measure', 'diff', 'lo', 'hi', 'seeds', 'p_holm', 'detectable', 'paper', 'margin', 'verdict', 'why'])
