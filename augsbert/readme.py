@@ -129,6 +129,7 @@ def span_static_bench(runs:dict, grids=None)->str:
 def span_augcse_core(runs:dict, grids=None)->str:
     "The run time of grid `augcse-core` (the AugCSE core comparison)."
     n, have = committed('augcse-core', runs, grids)
+    if not have: return f"no time yet: none of its {n} runs is committed (`make augcse AUGCSE=augcse-core`)"
     return f"{_hours(have)*60:.0f} minutes of run time over {len(have)} runs"
 
 # %% ../nbs/15_readme.ipynb #8ab5a407

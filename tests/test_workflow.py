@@ -266,13 +266,13 @@ def test_augcse_grids(tmp_path):
     "`make augcse`: the core comparison alone (`augcse-core`) and with the ablations; each renders the ablations report."
     core = commands(dry_run(tmp_path, '--config', 'grid=augcse-core'))
     assert {n: a for n, (e, p, a) in core.items()} == {
-        'cpu_augcse_variant-simcse': ['augcse_variant=simcse'],
-        'cpu_augcse_alpha--1.0_augcse_variant-augcse': ['augcse_variant=augcse', 'augcse_alpha=-1.0'],
-        'cpu_augcse_alpha-1.0_augcse_variant-augcse': ['augcse_variant=augcse', 'augcse_alpha=1.0']}
+        'cpu_augcse_variant-simcse_seeds-5': ['seeds=5', 'augcse_variant=simcse'],                 # the claims: 5 seeds
+        'cpu_augcse_alpha--1.0_augcse_variant-augcse_seeds-5': ['seeds=5', 'augcse_variant=augcse', 'augcse_alpha=-1.0'],
+        'cpu_augcse_alpha-1.0_augcse_variant-augcse_seeds-5': ['seeds=5', 'augcse_variant=augcse', 'augcse_alpha=1.0']}
     out = dry_run(tmp_path, '--config', 'grid=augcse')
     assert job_stats(out) == dict(run_augcse=16, report_ablations=1, all=1)
     args = [a for _, _, a in commands(out).values()]
-    assert sorted(a[1] for a in args if len(a) == 2 and a[1].startswith('augcse_alpha')) == \
+    assert sorted(x for a in args for x in a if x.startswith('augcse_alpha')) == \
         ['augcse_alpha=-1.0', 'augcse_alpha=-10.0', 'augcse_alpha=-100.0', 'augcse_alpha=1.0', 'augcse_alpha=10.0', 'augcse_alpha=100.0']
     assert ['student=minilm-cut', 'augcse_variant=augcse'] in args and 'augsbert report ablations -p profile=cpu' in out
 
