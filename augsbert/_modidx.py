@@ -752,6 +752,7 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                      'augsbert.statistics.detectable': ('statistics.html#detectable', 'augsbert/statistics.py'),
                                      'augsbert.statistics.holm': ('statistics.html#holm', 'augsbert/statistics.py'),
                                      'augsbert.statistics.paired_bootstrap': ('statistics.html#paired_bootstrap', 'augsbert/statistics.py'),
+                                     'augsbert.statistics.paired_t': ('statistics.html#paired_t', 'augsbert/statistics.py'),
                                      'augsbert.statistics.score_ci': ('statistics.html#score_ci', 'augsbert/statistics.py'),
                                      'augsbert.statistics.seed_claims': ('statistics.html#seed_claims', 'augsbert/statistics.py'),
                                      'augsbert.statistics.task_metric': ('statistics.html#task_metric', 'augsbert/statistics.py'),

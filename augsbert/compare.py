@@ -8,9 +8,8 @@ import json
 from pathlib import Path
 import numpy as np
 import pandas as pd
-from scipy import stats
 from .config import AugsbertError
-from .statistics import holm
+from .statistics import holm, paired_t
 
 # %% auto #0
 __all__ = ['METRIC_NAMES', 'read_run', 'seed_diff', 'run_label', 'compare_runs', 'comparison_findings', 'format_comparison',
@@ -35,11 +34,8 @@ def seed_diff(a:list, b:list, # per-seed results ({seed, test}) of two runs
     "Mean test difference a − b over the seeds both have, its (1 − `alpha`) t interval and two-sided p; n the seeds paired."
     sa, sb = ({r['seed']: r['test'] for r in x} for x in (a, b))
     common = sorted(set(sa) & set(sb))
-    d = np.array([sa[s] - sb[s] for s in common], dtype=float)
-    if len(d) < 2: return dict(diff=float(d.mean()) if len(d) else None, lo=None, hi=None, p=None, n=len(d))
-    se = d.std(ddof=1) / np.sqrt(len(d)); t = stats.t.ppf(1 - alpha / 2, len(d) - 1)
-    p = 1.0 if se == 0 and d.mean() == 0 else (0.0 if se == 0 else float(2 * stats.t.sf(abs(d.mean() / se), len(d) - 1)))
-    return dict(diff=float(d.mean()), lo=float(d.mean() - t * se), hi=float(d.mean() + t * se), p=p, n=len(d))
+    d = [sa[s] - sb[s] for s in common]
+    return {k: v for k, v in paired_t(d, alpha).items() if k != 'se'}
 
 # %% ../nbs/09e_compare.ipynb #c0a00014
 METRIC_NAMES = {'regression': 'Spearman ρ×100', 'classification': 'F1×100 of the positive class (threshold chosen on dev)'}

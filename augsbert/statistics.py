@@ -11,7 +11,7 @@ from .config import AugsbertError
 from .metrics import auc_at_fpr
 
 # %% auto #0
-__all__ = ['task_metric', 'paired_bootstrap', 'holm', 'detectable', 'verdict', 'compare', 'score_ci', 'claim_verdict',
+__all__ = ['task_metric', 'paired_bootstrap', 'holm', 'detectable', 'verdict', 'compare', 'score_ci', 'claim_verdict', 'paired_t',
            'seed_claims']
 
 # %% ../nbs/03a_statistics.ipynb #2636b0f3
@@ -139,6 +139,17 @@ def claim_verdict(diff:float, # the measured difference, in the direction the pa
     return 'does not hold', f'Holm p = {p_holm:.3g}; it could detect {mde:.2f}'
 
 
+# %% ../nbs/03a_statistics.ipynb #a7f7e498
+def paired_t(d, # per-seed paired differences (the same seeds on both sides)
+             alpha:float=0.05)->dict:
+    "Mean of `d`, its (1 − `alpha`) t interval (lo, hi), two-sided p, standard error se and n; lo/hi/p None below 2 seeds."
+    from scipy.stats import t as tdist
+    d = np.asarray(d, float); n = len(d)
+    if n < 2: return dict(diff=float(d.mean()) if n else None, lo=None, hi=None, p=None, se=None, n=n)
+    se = float(d.std(ddof=1) / np.sqrt(n)); h = tdist.ppf(1 - alpha / 2, n - 1) * se
+    p = float(2 * tdist.sf(abs(d.mean()) / se, n - 1)) if se > 0 else float(d.mean() == 0)
+    return dict(diff=float(d.mean()), lo=float(d.mean() - h), hi=float(d.mean() + h), p=p, se=se, n=n)
+
 # %% ../nbs/03a_statistics.ipynb #dd64f4f4
 def seed_claims(diffs:dict, # claim -> per-seed paired differences (same seeds on both sides), in the paper's direction
                 expected:dict, # claim -> the paper's effect
@@ -148,14 +159,10 @@ def seed_claims(diffs:dict, # claim -> per-seed paired differences (same seeds o
     from scipy.stats import t as tdist
     m, rows = len(diffs), []
     for k, d in diffs.items():
-        d = np.asarray(d, float)
-        if len(d) < 2: raise AugsbertError(f"seed_claims: claim {k!r} has {len(d)} paired seed(s); a t interval needs ≥ 2 (run more seeds).")
-        se, df_ = d.std(ddof=1) / np.sqrt(len(d)), len(d) - 1
-        p = float(2 * tdist.sf(abs(d.mean()) / se, df_)) if se > 0 else float(d.mean() == 0)
-        h = tdist.ppf(1 - alpha / 2, df_) * se
-        mde = float((tdist.ppf(1 - alpha / (2 * m), df_) + tdist.ppf(power, df_)) * se)
-        rows.append(dict(claim=k, diff=float(d.mean()), lo=float(d.mean() - h), hi=float(d.mean() + h), p=p, seeds=len(d), detectable=mde,
-                         expected=expected[k]))
+        r = paired_t(d, alpha)
+        if r['n'] < 2: raise AugsbertError(f"seed_claims: claim {k!r} has {r['n']} paired seed(s); a t interval needs ≥ 2 (run more seeds).")
+        mde = float((tdist.ppf(1 - alpha / (2 * m), r['n'] - 1) + tdist.ppf(power, r['n'] - 1)) * r['se'])
+        rows.append(dict(claim=k, diff=r['diff'], lo=r['lo'], hi=r['hi'], p=r['p'], seeds=r['n'], detectable=mde, expected=expected[k]))
     out = pd.DataFrame(rows)
     out['p_holm'] = holm(out['p'].tolist()) if m else []
     v = [claim_verdict(r.diff, r.p_holm, r.detectable, r.expected, (gates or {}).get(r.claim, True), alpha) for r in out.itertuples()]
