@@ -99,11 +99,25 @@ def test_pair_in_train_and_test_is_a_leak(tmp_path):
     f = _three(tmp_path, test=HEADER + 'Another sentence 3\tsentence   number 3\t0.1\nrain today\tsnow tomorrow\t0.7\n')   # swapped, other case
     _fails(f['test'], '1 of its 2 test pairs also occur in the train file', str(f['train']), 'a leak', **f)
 
-def test_pair_in_train_and_dev_is_a_warning(tmp_path):
-    f = _three(tmp_path, dev=HEADER + 'sentence number 3\tanother sentence 3\t0.6\na small dog\ta big cat\t0.9\n')
-    with pytest.warns(UserWarning, match='1 of its 2 dev pairs also occur in the train file'):
-        d = load_dataset('custom', **f)
+def test_a_few_dev_pairs_in_train_is_a_warning(tmp_path):
+    dev = HEADER + 'sentence number 3\tanother sentence 3\t0.6\n' + ''.join(f'a small dog {i}\ta big cat\t{i % 2}\n' for i in range(10))
+    with pytest.warns(UserWarning, match='1 of its 11 dev pairs also occur in the train file'):
+        d = load_dataset('custom', **_three(tmp_path, dev=dev))
     assert 'dev pairs also occur' in d.info.notes
+
+def test_many_dev_pairs_in_train_stop_the_run(tmp_path):
+    "Above DEV_OVERLAP (10 %) of the dev file: dev would choose the checkpoint on training pairs, so the load stops."
+    f = _three(tmp_path, dev=HEADER + 'sentence number 3\tanother sentence 3\t0.6\na small dog\ta big cat\t0.9\n')
+    _fails(f['dev'], '1 of its 2 dev pairs also occur in the train file', str(f['train']), '50% of the file, more than 10%', 'disjoint', **f)
+
+def test_a_repeated_pair_never_lands_in_two_splits(tmp_path):
+    "Exact and swapped/re-cased copies of a pair are one pair: after the split no pair key is in two splits."
+    from augsbert.data import pair_keys
+    rows = _rows(40) + ''.join(f'ANOTHER sentence {i}\tsentence  number {i}\t{i % 6 / 5}\n' for i in range(0, 40, 4))   # 10 swapped copies
+    with pytest.warns(UserWarning, match='dropped 10 rows'):
+        d = load_dataset('custom', path=_file(tmp_path, 'rep.tsv', HEADER + rows))
+    keys = [set(pair_keys(s)) for s in (d.train, d.dev, d.test)]
+    assert sum(map(len, keys)) == 40 and not (keys[0] & keys[1] or keys[0] & keys[2] or keys[1] & keys[2])
 
 
 # --- the silver set ----------------------------------------------------------------------------------------------------

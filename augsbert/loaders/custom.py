@@ -12,7 +12,7 @@ from ..data import (SPLIT_SEED, COLUMNS, DataFile, DatasetInfo, validate_pairs, 
                            norm_text, edge_components, component_split, pair_keys, dedupe_pairs, check_scores)
 
 # %% auto #0
-__all__ = ['load_pairs', 'min_pairs']
+__all__ = ['DEV_OVERLAP', 'load_pairs', 'min_pairs']
 
 # %% ../../nbs/01d_loaders_custom.ipynb #231e4707
 def _sep_for(path:Path)->str|None:
@@ -108,10 +108,11 @@ def min_pairs(split:tuple=(0.8, 0.1, 0.1), # train/dev/test fractions, each abov
     return n
 
 # %% ../../nbs/01d_loaders_custom.ipynb #a52f2241
+DEV_OVERLAP = 0.1   # the largest share of a dev (or test) file that may repeat dev (or train) pairs before a run stops
 _OWN_FILES = "give your own train, dev and test files (train=, dev=, test=; in an experiment -p train_path= -p dev_path= -p test_path=)"
 
 def _check_own(frames:list, srcs:list, notes:list):
-    "Checks of the user's own train, dev and test files: each a usable split; no pair both in train and test (warn for dev)."
+    "Checks of the user's own train, dev and test files: each a usable split; no pair both in train and test; dev overlaps ≤ `DEV_OVERLAP`."
     for f, p, s in zip(frames, srcs, ('train', 'dev', 'test')):
         check_scores(f, f"{p} (the {s} file)", f"add pairs with different scores to {p}.")
     keys = [pair_keys(f) for f in frames]
@@ -126,6 +127,11 @@ def _check_own(frames:list, srcs:list, notes:list):
         if (a, b) == (0, 2):
             raise DataError(msg + ": the model would be tested on pairs it was trained on, a leak. Fix: remove those pairs from "
                             "one of the two files, or give one file (path=; in an experiment -p data_path=) to have it split.")
+        if len(hit) > DEV_OVERLAP * len(frames[b]):
+            raise DataError(msg + f": {len(hit) / len(frames[b]):.0%} of the file, more than {DEV_OVERLAP:.0%}; dev scores choose the "
+                            "checkpoint and any threshold, so they would flatter the model. Fix: remove those pairs from one of the two "
+                            "files, or give one file (path=; in an experiment -p data_path=, with -p disjoint=true to keep pairs that share "
+                            "a sentence together) to have it split.")
         notes.append(msg + '.'); warnings.warn(msg + ': dev scores would flatter the model.', stacklevel=3)
 
 # %% ../../nbs/01d_loaders_custom.ipynb #dd7c970a
