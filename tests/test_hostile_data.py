@@ -108,7 +108,7 @@ def test_a_few_dev_pairs_in_train_is_a_warning(tmp_path):
 def test_many_dev_pairs_in_train_stop_the_run(tmp_path):
     "Above DEV_OVERLAP (10 %) of the dev file: dev would choose the checkpoint on training pairs, so the load stops."
     f = _three(tmp_path, dev=HEADER + 'sentence number 3\tanother sentence 3\t0.6\na small dog\ta big cat\t0.9\n')
-    _fails(f['dev'], '1 of its 2 dev pairs also occur in the train file', str(f['train']), '50% of the file, more than 10%', 'disjoint', **f)
+    _fails(f['dev'], '1 of its 2 dev pairs also occur in the train file', str(f['train']), '50% of the file, more than 10%', 'data_path=', **f)
 
 def test_a_repeated_pair_never_lands_in_two_splits(tmp_path):
     "Exact and swapped/re-cased copies of a pair are one pair: after the split no pair key is in two splits."

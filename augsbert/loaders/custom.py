@@ -130,8 +130,7 @@ def _check_own(frames:list, srcs:list, notes:list):
         if len(hit) > DEV_OVERLAP * len(frames[b]):
             raise DataError(msg + f": {len(hit) / len(frames[b]):.0%} of the file, more than {DEV_OVERLAP:.0%}; dev scores choose the "
                             "checkpoint and any threshold, so they would flatter the model. Fix: remove those pairs from one of the two "
-                            "files, or give one file (path=; in an experiment -p data_path=, with -p disjoint=true to keep pairs that share "
-                            "a sentence together) to have it split.")
+                            "files, or give one file (path=; in an experiment -p data_path=) to have it split.")
         notes.append(msg + '.'); warnings.warn(msg + ': dev scores would flatter the model.', stacklevel=3)
 
 # %% ../../nbs/01d_loaders_custom.ipynb #dd7c970a
