@@ -12,7 +12,8 @@ from .config import AugsbertError
 
 # %% auto #0
 __all__ = ['METRIC_CARDS', 'spearman', 'f1_at', 'best_threshold', 'classification_f1', 'auc_at_fpr', 'tokenize', 'jaccard',
-           'jaccard_scores', 'bow_cosine', 'majority_baseline', 'jaccard_baseline', 'evaluate', 'metric_card']
+           'jaccard_scores', 'bow_cosine', 'majority_baseline', 'jaccard_baseline', 'evaluate', 'trivial_baselines',
+           'metric_card', 'metric_text']
 
 # %% ../nbs/03_metrics.ipynb #cdba02dc
 def _arrays(pred, gold):
@@ -132,6 +133,16 @@ def evaluate(task:str, # 'regression' or 'classification'
         return dict(metric='f1', **classification_f1(dev_pred, dev_gold, test_pred, test_gold))
     raise AugsbertError(f"unknown task {task!r}: use 'regression' or 'classification'.")
 
+# %% ../nbs/03_metrics.ipynb #6e0e2af6
+def trivial_baselines(splits # a `PairSplits` (its task, dev and test pairs)
+                     )->dict:
+    "Jaccard and the constant labeller (all-positive for classification, a constant score for regression), ×100 on dev and test, in the task's metric."
+    const = ({k: f1_at(np.ones(len(d)), d['score'], 0.5) for k, d in (('dev', splits.dev), ('test', splits.test))}
+             if splits.task == 'classification' else dict(dev=0.0, test=0.0))
+    jac = evaluate(splits.task, *(x for d in (splits.dev, splits.test) for x in (jaccard_scores(d), d['score'])))   # F1: at its dev threshold
+    return {'jaccard': {k: jac[k] for k in ('dev', 'test')},
+            ('all-positive' if splits.task == 'classification' else 'constant'): const}
+
 # %% ../nbs/03_metrics.ipynb #e7a1c002
 METRIC_CARDS = {
     'regression': dict(name='spearman', title='Spearman ρ×100', scale='rank correlation × 100, from -100 to 100 (0: no relation)',
@@ -139,10 +150,34 @@ METRIC_CARDS = {
     'classification': dict(name='f1', title='F1×100 of the positive class', scale='F1 × 100, from 0 to 100',
                            threshold='the score threshold that gives the best F1 on dev, then applied to test'),
     'auc05': dict(name='auc05', title='AUC(0.05)', scale='area under the ROC curve up to a 5 % false-positive rate, normalised to 0-1',
-                  threshold=None)}
+                  threshold=None),
+    'pearson': dict(name='pearson', title='Pearson r×100', scale='linear correlation × 100, from -100 to 100 (0: no relation)',
+                    threshold=None),
+    'sts-avg': dict(name='sts-avg', title='STS average: the mean of Spearman ρ×100 over STS12-16, STSb and SICK-R test',
+                    scale='mean of 7 rank correlations × 100 (cosine of frozen embeddings vs gold), from -100 to 100', threshold=None),
+    'mrpc-transfer': dict(name='mrpc-transfer', title='MRPC transfer accuracy×100',
+                          scale='accuracy × 100 on MRPC test of a logistic regression on [u, v, |u−v|, u∗v] of frozen embeddings, '
+                                'from 0 to 100',
+                          threshold="none chosen: the classifier's own decision (probability 0.5); its C is chosen on MRPC dev accuracy"),
+    'accuracy': dict(name='accuracy', title='accuracy', scale='share of the items predicted right, from 0 to 1', threshold=None),
+    'sam': dict(name='sam', title='SAM accuracy and F1×100',
+                scale="× 100, from 0 to 100: a sentence's nearest neighbour (cosine) is called its paraphrase when their cosine "
+                      "reaches the threshold",
+                threshold="fixed, not chosen on data: a sweep from 0.50 to 0.95 in steps of 0.05 (0.8 is the paper's)"),
+    'count': dict(name='count', title='number of pairs', scale='a count (pairs, or sentences where the key says so), from 0', threshold=None),
+    'gold-score': dict(name='gold-score', title='gold score', scale="the data set's gold score or label mapped to 0-1", threshold=None),
+    'seconds': dict(name='seconds', title='seconds per pair', scale='wall-clock seconds on the machine of the run (not reproducible)',
+                    threshold=None)}
 
-def metric_card(task:str # 'regression', 'classification' or 'auc05'
+def metric_card(task:str # a key of `METRIC_CARDS`: 'regression', 'classification', 'auc05', 'sts-avg', …
                )->dict:
     "What a score of `task` is: the metric's name and title, its scale, and how any threshold was chosen."
     if task not in METRIC_CARDS: raise AugsbertError(f"unknown task {task!r}: use one of {', '.join(METRIC_CARDS)}.")
     return dict(METRIC_CARDS[task], task=task)
+
+def metric_text(metric:dict # a `metric_card`, or {reported quantity: metric_card}
+               )->str:
+    "The card(s) as lines to print with a run's result: 'title (scale); threshold: …' (a quantity's name first)."
+    one = lambda c: f"{c['title']} ({c['scale']}); threshold: {c.get('threshold') or 'none'}"
+    if 'title' in metric: return one(metric)
+    return '\n'.join(f"{k}: {one(c)}" for k, c in metric.items())

@@ -17,9 +17,9 @@ from .config import (AugsbertError, unknown_name, project_root, reports_dir, wor
 __all__ = ['PROVENANCE_PACKAGES', 'USER_DATA_PARAMS', 'DAGGER', 'experiments_dir', 'report_nbs_dir', 'experiment_path',
            'notebook_parameters', 'check_params', 'injected_params', 'package_versions', 'cpu_name', 'environment_info',
            'notebook_code', 'notebook_imports', 'code_digest', 'save_figure', 'write_json', 'read_json',
-           'default_run_name', 'uses_user_data', 'runs_home', 'Run', 'check_run_name', 'run_lock', 'run_experiment',
-           'load_runs', 'render_report', 'is_dirty', 'dirty_marker', 'dirty_section', 'package_versions_of',
-           'environment_section']
+           'default_run_name', 'uses_user_data', 'runs_home', 'Run', 'folder_sha256', 'model_record', 'student_record',
+           'cap_record', 'check_run_name', 'run_lock', 'run_experiment', 'load_runs', 'render_report', 'is_dirty',
+           'dirty_marker', 'dirty_section', 'package_versions_of', 'environment_section']
 
 # %% ../nbs/04_runs.ipynb #5e861d0f
 def experiments_dir()->Path:
@@ -235,13 +235,70 @@ def save_metrics(self:Run, metrics:dict)->Path:
 @patch
 def save_provenance(self:Run, data:dict|None=None, # data set name → {file: sha256}
                     models:list|None=None, # `ModelSource.as_dict()`s of the models used
+                    student_model:dict|None=None, # `student_record` / `model_record` of the model the trained student starts from
+                    teacher_model:dict|None=None, # `model_record` of the teacher's model (None: the run has no teacher)
+                    train_cap:dict|None=None, # `cap_record`: the cap on the training set in effect (None: no capped training set)
                     **extra)->Path:
-    "Write `provenance.json`: the code (`code_digest`), environment, data checksums, models, seeds and wall time."
+    "Write `provenance.json`: the code (`code_digest`), environment, data checksums, models (the student's and the teacher's by role), train cap, seeds and wall time."
     prov = dict(experiment=self.experiment, profile=self.settings.get('profile'), seed=self.settings.get('seed'),
                 finished=datetime.now(timezone.utc).isoformat(timespec='seconds'),
                 wall_seconds=round(time.time() - self.t0, 1), data=data or {}, models=models or [],
+                student_model=student_model, teacher_model=teacher_model, train_cap=train_cap,
                 code=self.code, environment=environment_info(), **extra)
     return write_json(self.dir/'provenance.json', prov)
+
+# %% ../nbs/04_runs.ipynb #b7c1d002
+_WEIGHTS = ('*.safetensors', '*.bin', '*.pt', '*.pth')
+
+def folder_sha256(folder # a model folder
+                 )->str|None:
+    "sha256 of a model folder's weights: of its one weights file, else of the list of every weights file's path and sha256; None without any."
+    from augsbert.config import sha256_file
+    folder = Path(folder)
+    files = sorted({f for pat in _WEIGHTS for f in folder.rglob(pat) if f.is_file()})
+    sums = {f.relative_to(folder).as_posix(): sha256_file(f) for f in files}
+    if len(sums) < 2: return next(iter(sums.values()), None)
+    return hashlib.sha256(''.join(f"{k} {v}\n" for k, v in sums.items()).encode()).hexdigest()
+
+def model_record(name:str|Path|None, # a model name, alias or folder (see `augsbert.models.resolve_model`); None: no such model
+                 role:str|None=None, # what the model is in the run, e.g. 'teacher (cross-encoder)'
+                 **extra # anything else true of it, e.g. built='…'
+                )->dict|None:
+    "One model's provenance: `resolve_model(name).as_dict()` (a local folder's sha256 from its weights), its `role` and `extra`; None for None."
+    if name is None: return None
+    from augsbert.models import resolve_model
+    d = resolve_model(str(name)).as_dict()
+    if d['source'] == 'local' and not d.get('sha256'): d['sha256'] = folder_sha256(d['load_path'])
+    return dict(d, **({'role': role} if role else {}), **extra)
+
+def student_record(student:str, # a name in `augsbert.students.STUDENTS`
+                   base:str, # the model it is built from (`Protocol.student_base`, or the profile's `bi_encoder`)
+                   options:dict|None=None, # its settings (`augsbert.students.student_options`)
+                   role:str='student' # its role in the run
+                  )->dict:
+    "`model_record` of the model student `student` starts from, with its title and, where it is not the base itself, what it is."
+    from augsbert.students import STUDENTS, student_title
+    o = dict(options or {})
+    extra = dict(student=student, title=student_title(student, o, base), options=o)
+    if STUDENTS[student].kind == 'static':
+        extra['built'] = (f"a static embedding table distilled from {base} by model2vec "
+                          f"(model2vec=={package_versions(('model2vec',))['model2vec']})" if o.get('static_init') == 'model2vec'
+                          else f"a static embedding table: the input token embeddings of {base}")
+    elif student == 'minilm-cut': extra['built'] = f"the first {o.get('cut_layers')} transformer layers of {base}"
+    elif student == 'arguebert':
+        extra['built'] = (f"an ArgueBERT encoder pre-trained with {o.get('ab_objective')} (pre-training seed 42) "
+                          + (f"continued from {base}" if o.get('ab_setting') == 'continued'
+                             else f"from scratch ({o.get('ab_size')}) with the tokenizer of {base}"))
+    return model_record(base, role, **extra)
+
+def cap_record(cap, # the cap in effect (0 or None: none, every pair)
+               used, # the training pairs (or sentences) the run used: a count, or {part: count}
+               available, # how many there were before the cap: a count, or {part: count}
+               setting:str='max_train_pairs', # the setting that sets the cap
+               **extra # anything else true of it, e.g. unit='sentences'
+              )->dict:
+    "A run's `train_cap` entry: {setting: cap, 'used': …, 'available': …, **extra}."
+    return {setting: cap, 'used': used, 'available': available, **extra}
 
 # %% ../nbs/04_runs.ipynb #a6ed1e34
 _RUN_NAME = re.compile(r'[A-Za-z0-9_+][A-Za-z0-9._+-]{0,149}')
