@@ -43,8 +43,11 @@ METRIC_NAMES = {'regression': 'Spearman ρ×100', 'classification': 'F1×100 of 
 def run_label(r:dict)->str:
     "A run's row name: its method, with the student and teacher when they are not the defaults."
     m, p = r['metrics'], r['params']
-    student = None if m.get('method', p.get('method')) == 'bert' else m.get('student_title') or p.get('student')   # bert: the cross-encoder itself
-    extra = [x for x in (student, p.get('teacher') if p.get('teacher') not in (None, '', 'cross-encoder') else None) if x]
+    bert = m.get('method', p.get('method')) == 'bert'
+    student = None if bert else m.get('student_title') or p.get('student')   # bert: the cross-encoder itself
+    tm = p.get('cross_encoder') if bert and p.get('teacher_model') else p.get('teacher_model')   # a teacher model the user chose
+    extra = [x for x in (student, p.get('teacher') if p.get('teacher') not in (None, '', 'cross-encoder') else None,
+                         f"teacher {str(tm).rstrip('/').split('/')[-1]}" if tm and not bert else None) if x]
     return f"{m.get('method', p.get('method', r['name']))}" + (f" ({', '.join(map(str, extra))})" if extra else '')
 
 def _check_same(runs:list):
@@ -77,7 +80,10 @@ def compare_runs(dirs:list, # run folders (one per method)
     if ok.any(): diffs.loc[ok, 'p_holm'] = holm(diffs.loc[ok, 'p'].to_numpy())
     diffs['beyond noise'] = [bool(p < alpha) if p == p else False for p in diffs['p_holm']]
     teacher = next((r for r in runs if r['metrics'].get('method') == 'bert'), None)
-    gate = None if teacher is None else dict(teacher_dev=mean(teacher, 'dev'), student_dev=mean(ref, 'dev'), passes=mean(teacher, 'dev') > mean(ref, 'dev'))
+    bars = {'the student alone': mean(ref, 'dev'), **{k: float(v['dev']) for k, v in ref['metrics'].get('baselines', {}).items()}}
+    gate = None if teacher is None else dict(teacher_dev=mean(teacher, 'dev'), student_dev=mean(ref, 'dev'), bars=bars,
+                                             fails=[k for k, v in bars.items() if not mean(teacher, 'dev') > v])
+    if gate: gate['passes'] = not gate['fails']
     task = runs[0]['metrics'].get('task')
     return dict(task=task, metric=METRIC_NAMES.get(task, task), reference=run_label(ref), table=table, diffs=diffs, gate=gate,
                 alpha=alpha, findings=comparison_findings(diffs, run_label(ref), gate))
@@ -91,9 +97,12 @@ def comparison_findings(diffs:pd.DataFrame, reference:str, gate:dict|None)->list
         ci = f"{d['diff']:+.2f} [{d['lo']:+.2f}, {d['hi']:+.2f}] over {d['n']} seeds"
         out.append(f"{d['run']} − {reference}: {ci}: " + (('better' if d['diff'] > 0 else 'worse') + ' beyond noise (Holm-corrected).'
                    if d['beyond noise'] else 'within noise (the CI, Holm-corrected, includes 0).'))
-    if gate: out.append(f"The teacher (cross-encoder, dev {gate['teacher_dev']:.2f}) " + ('beats' if gate['passes'] else 'does not beat')
-                        + f" the student alone ({gate['student_dev']:.2f}) on dev" + ('.' if gate['passes'] else
-                        ': AugSBERT has no better labels to learn from here, and its gains, if any, are not the teacher\'s.'))
+    if gate:
+        bars = gate.get('bars', {'the student alone': gate['student_dev']})
+        named = ', '.join(f"{k} {v:.2f}" for k, v in bars.items() if k in (gate.get('fails') or bars))
+        out.append(f"The teacher (cross-encoder, dev {gate['teacher_dev']:.2f}) " + (f'passes its gate: it beats {named} on dev.' if gate['passes']
+                   else f"fails its gate: it does not beat {named} on dev; AugSBERT has no better labels to learn from here, and "
+                   "its gains, if any, are not the teacher's."))
     return out
 
 # %% ../nbs/09e_compare.ipynb #c0a00021

@@ -7,8 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 from .data import PairSplits, pair_keys, norm_text
-from .metrics import tokenize
-from .teachers import trivial_baselines
+from .metrics import tokenize, trivial_baselines
 
 # %% auto #0
 __all__ = ['SPLIT_PAIRS', 'MIN_EVAL_PAIRS', 'MIN_TRAIN_PAIRS', 'IMBALANCE', 'split_sizes', 'score_stats', 'length_stats',
@@ -59,7 +58,7 @@ def split_overlaps(splits:PairSplits)->dict:
 
 # %% ../nbs/09d_datainfo.ipynb #d1a00022
 def pair_baselines(splits:PairSplits)->dict:
-    "Trivial answers on dev and test, ×100, in the task's metric (`teachers.trivial_baselines`), plus majority accuracy for classification."
+    "Trivial answers on dev and test, ×100, in the task's metric (`metrics.trivial_baselines`), plus majority accuracy for classification."
     out = {k: {s: float(v[s]) for s in ('dev', 'test')} for k, v in trivial_baselines(splits).items()}
     if splits.task == 'classification':
         maj = float((splits.train['score'] >= 0.5).mean() >= 0.5)

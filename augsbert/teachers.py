@@ -12,7 +12,7 @@ import pandas as pd
 from .config import AugsbertError, unknown_name, register_settings
 from .cache import frame_key, stage_key, cached_folder, cached_json, artefact_dir
 from .data import PairSplits
-from .metrics import evaluate, jaccard_scores, f1_at
+from .metrics import evaluate
 from .training import TrainConfig, HEADS, cross_encoder_run, bi_encoder_run, predict_pairs, precision_scope, add_time, write_card, DevCurve
 from .silver import teacher as as_teacher
 from .protocol import Protocol
@@ -20,9 +20,8 @@ from .protocol import Protocol
 # %% auto #0
 __all__ = ['TEACHERS', 'TEACHER_STAGE', 'TEACHER_CODE', 'SEARCH_SETTINGS', 'Teacher', 'Taught', 'register_teacher',
            'cross_encoder_key', 'get_cross_encoder', 'ce_predict', 'gold_bi_encoder_key', 'get_bi_encoder_model',
-           'teacher_be_config', 'fit_cross_encoder', 'fit_bi_encoder', 'get_teacher', 'teacher_key',
-           'trivial_baselines', 'teacher_gate', 'check_search', 'search_teacher_recipe', 'apply_recipe',
-           'score_predictor', 'teacher_scores']
+           'teacher_be_config', 'fit_cross_encoder', 'fit_bi_encoder', 'get_teacher', 'teacher_key', 'teacher_gate',
+           'check_search', 'search_teacher_recipe', 'apply_recipe', 'score_predictor', 'teacher_scores']
 
 # %% ../nbs/09b_teachers.ipynb #34c9487c
 @dataclass(frozen=True)
@@ -142,14 +141,6 @@ def teacher_key(train:pd.DataFrame, proto:Protocol)->list:
     return ['bi-encoder', gold_bi_encoder_key(train, proto, proto.teacher_base, teacher_be_config(proto))]
 
 # %% ../nbs/09b_teachers.ipynb #b6292783
-def trivial_baselines(splits:PairSplits)->dict:
-    "Jaccard and the constant labeller (all-positive for classification, a constant score for regression), ×100 on dev and test, in the task's metric."
-    const = ({k: f1_at(np.ones(len(d)), d['score'], 0.5) for k, d in (('dev', splits.dev), ('test', splits.test))}
-             if splits.task == 'classification' else dict(dev=0.0, test=0.0))
-    jac = evaluate(splits.task, *(x for d in (splits.dev, splits.test) for x in (jaccard_scores(d), d['score'])))   # F1: at its dev threshold
-    return {'jaccard': {k: jac[k] for k in ('dev', 'test')},
-            ('all-positive' if splits.task == 'classification' else 'constant'): const}
-
 def teacher_gate(teacher_dev:float, # the teacher's dev score (×100)
                  student_dev:float, # the student's, trained on the gold pairs alone
                  baselines:dict # `trivial_baselines` of the data set

@@ -14,7 +14,7 @@ import pandas as pd
 from ..config import AugsbertError, unknown_name, register_settings
 from ..cache import frame_key, stage_key, artefact_dir, cached_json, cached_folder
 from ..data import PairSplits
-from ..metrics import best_threshold
+from ..metrics import best_threshold, trivial_baselines
 from ..training import DevCurve, bi_encoder_run, cross_encoder_run, make_cross_encoder, add_time, write_card
 from ..seed_optimisation import seed_optimise
 from ..sampling import SAMPLERS, check_silver_memory
@@ -22,7 +22,7 @@ from ..silver import label_pairs, LABEL_CHUNK
 from ..students import STUDENTS, make_student, student_title, throughput
 from ..protocol import Protocol, protocol_from_profile
 from ..teachers import (TEACHERS, get_teacher, teacher_key, get_cross_encoder, ce_predict, get_bi_encoder_model, TEACHER_STAGE,
-                               trivial_baselines, teacher_gate, search_teacher_recipe, apply_recipe, teacher_scores, check_search,
+                               teacher_gate, search_teacher_recipe, apply_recipe, teacher_scores, check_search,
                                score_predictor)
 from ..statistics import compare, score_ci
 from .. import paper
