@@ -45,9 +45,10 @@ def run_label(r:dict)->str:
     m, p = r['metrics'], r['params']
     bert = m.get('method', p.get('method')) == 'bert'
     student = None if bert else m.get('student_title') or p.get('student')   # bert: the cross-encoder itself
-    tm = p.get('cross_encoder') if bert and p.get('teacher_model') else p.get('teacher_model')   # a teacher model the user chose
+    short = lambda m: str(m).rstrip('/').split('/')[-1]
+    tm = p.get('cross_encoder') if bert else p.get('teacher_model')   # bert: its cross-encoder; AugSBERT: a teacher model the user chose
     extra = [x for x in (student, p.get('teacher') if p.get('teacher') not in (None, '', 'cross-encoder') else None,
-                         f"teacher {str(tm).rstrip('/').split('/')[-1]}" if tm and not bert else None) if x]
+                         (short(tm) if bert else f"teacher {short(tm)}") if tm else None) if x]
     return f"{m.get('method', p.get('method', r['name']))}" + (f" ({', '.join(map(str, extra))})" if extra else '')
 
 def _check_same(runs:list):
