@@ -145,10 +145,11 @@ lint: install
 
 ## Tests: the lint gate, the notebooks/library sync check, notebooks (nbdev-test), pytest (slow tests excluded;
 ## includes the workflow dry runs and the docs build, tests/test_workflow.py and tests/test_docs.py). pytest runs one
-## worker per core (pytest-xdist; a test file stays on one worker, in order), each with one torch thread.
+## worker per core (pytest-xdist; a test file stays on one worker, in order), each with one torch thread; nbdev-test too
+## (one notebook per core). The tests run experiments in their own process (tests/conftest.py), a few in a real kernel.
 TEST_WORKERS ?= $(CORES)
 test: install lint check-export
-	AUGSBERT_OFFLINE=1 $(BIN)/nbdev-test
+	AUGSBERT_OFFLINE=1 OMP_NUM_THREADS=1 MKL_NUM_THREADS=1 $(BIN)/nbdev-test --n-workers $(TEST_WORKERS)
 	AUGSBERT_OFFLINE=1 OMP_NUM_THREADS=1 MKL_NUM_THREADS=1 $(BIN)/python -m pytest -q -n $(TEST_WORKERS) --dist loadfile --durations=15 tests
 
 ## Speed and memory targets (not tests; about 2 h on 2 cores): benchmarks/*.py measure against their baselines in

@@ -19,8 +19,8 @@ def test_a_smoke_pretraining(env, objective):
     again = read_json(run_experiment('arguebert_pretrain', profile='smoke', progress=False, ab_objective=objective)/'provenance.json')
     assert again['encoder'] == prov['encoder']                                   # the encoder is cached by its recipe
 
-@needs_data
-@pytest.mark.parametrize('kw, match', [
+# (in this process, `conftest.execute_in_process`: the notebook's first cells, as a kernel would run them)
+BAD_PRETRAINING = [
     (dict(ab_objective='mlm'), 'unknown pre-training objective'),
     (dict(ab_setting='warm'), 'unknown pre-training setting'),
     (dict(ab_size='huge'), 'unknown model size'),
@@ -28,8 +28,11 @@ def test_a_smoke_pretraining(env, objective):
     (dict(ab_corpus='wiki'), 'unknown corpus'),
     (dict(ab_steps=0), 'ab_steps must be at least 1'),
     (dict(ab_objectve='sp'), 'unknown parameter'),
-])
-def test_bad_input_fails_before_any_work(env, kw, match):
+]
+
+@needs_data
+@pytest.mark.parametrize('kw, match', BAD_PRETRAINING)
+def test_bad_input_fails_before_any_work(env, monkeypatch, kw, match):
     with pytest.raises(AugsbertError, match=match):
         run_experiment('arguebert_pretrain', profile='smoke', progress=False, **kw)
 
@@ -69,15 +72,18 @@ def test_d_the_report_renders_from_the_runs(env):
     assert any(l.startswith('| ArgueBERT sim. pred., mini from scratch') and '‡' in l for l in md.splitlines())   # (and † from a dirty tree)
     assert 'No two encoders of one setting to compare yet' in md
 
-@needs_data
-@pytest.mark.parametrize('kw, match', [
+# (in this process, `conftest.execute_in_process`: the notebook's first cells, as a kernel would run them)
+BAD_FINETUNING = [
     (dict(encoder='sbert'), 'unknown encoder'),
     (dict(abft_tasks='bws,afs'), 'unknown task'),
     (dict(encoder='arguebert', ab_objective='mlm'), 'unknown pre-training objective'),
     (dict(abft_epochs=0), 'abft_epochs must be at least 1'),
     (dict(abft_max_test_pairs=-1), 'abft_max_test_pairs must be at least 0'),
-])
-def test_finetuning_bad_input_fails_before_any_work(env, kw, match):
+]
+
+@needs_data
+@pytest.mark.parametrize('kw, match', BAD_FINETUNING)
+def test_finetuning_bad_input_fails_before_any_work(env, monkeypatch, kw, match):
     with pytest.raises(AugsbertError, match=match):
         run_experiment('arguebert', profile='smoke', progress=False, **kw)
 

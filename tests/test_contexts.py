@@ -48,7 +48,8 @@ def test_smoke_run(smoke_run):
     scored = sum(n for k, n in m['eval_sizes'].items() if not k.startswith('mrpc'))        # stsb-dev and the STS sets
     assert isinstance(m['origin_empty_pairs'], int) and 0 <= m['origin_empty_pairs'] <= scored   # counted, never an error
 
-@pytest.mark.parametrize('kw, match', [
+# (in this process, `conftest.execute_in_process`: the notebook's first cells, as a kernel would run them)
+BAD = [
     (dict(ctx_scorer='seq2seq'), 'unknown context scorer'),
     (dict(ctx_selection='best'), 'unknown context selection'),
     (dict(ctx_corpus='wiki'), 'unknown corpus'),
@@ -56,8 +57,10 @@ def test_smoke_run(smoke_run):
     (dict(ctx_size=0), 'ctx_size must be at least 1'),
     (dict(ctx_size=8, ctx_candidates=4), '-p ctx_candidates=8'),       # two-step: one context per chunk, never fillable
     (dict(ctx_origin_model='no-such-model'), 'no-such-model'),
-])
-def test_bad_choices_fail_before_any_work(env, kw, match):
+]
+
+@pytest.mark.parametrize('kw, match', BAD)
+def test_bad_choices_fail_before_any_work(env, monkeypatch, kw, match):
     with pytest.raises(AugsbertError, match=match):
         run_experiment('contexts', profile='smoke', progress=False, **kw)
 
@@ -69,7 +72,7 @@ def test_every_profile_can_fill_its_context_sets(profile):
     check_context_budget(c['ctx_size'], c['ctx_candidates'], c['ctx_selection'])
 
 @pytest.mark.parametrize('content, match', [(b'\n \n', 'has no text'), ('caf\xe9'.encode('latin-1'), 'not UTF-8')])
-def test_bad_corpus_files(env, tmp_path, content, match):
+def test_bad_corpus_files(env, tmp_path, monkeypatch, content, match):
     p = tmp_path/'bad.txt'; p.write_bytes(content)
     with pytest.raises(AugsbertError, match=match):
         run_experiment('contexts', profile='smoke', progress=False, corpus_file=str(p))

@@ -16,8 +16,14 @@ def _run(tiny, source='stsb', target='mrpc', **kw):
     return run_experiment('domain_adaptation', profile='smoke', progress=False, source=source, target=target,
                           bi_encoder=tiny, cross_encoder=tiny, max_train_pairs=32, max_target_pairs=32, **kw)
 
-def test_every_row_on_a_duplicate_target(env, tiny):
-    out = _run(tiny)
+@pytest.fixture(scope='module')
+def cell(env, tiny):
+    """The default cell, stsb → mrpc, every row: made once, read by the first test and by the report (its bootstrap CIs over
+    MRPC's 1,725 test pairs take minutes on 2 cores, and a re-run recomputes them even with every model cached)."""
+    return _run(tiny)
+
+def test_every_row_on_a_duplicate_target(cell):
+    out = cell
     m, prov = read_json(out/'metrics.json'), read_json(out/'provenance.json')
     assert set(m['rows']) == set(ROWS) == {'zero-shot', 'teacher', 'lower', 'augsbert', 'upper', 'shuffled'}
     assert m['metric'] == 'auc05' and m['silver']['pairs'] == 32 == m['sizes']['target']['train']
@@ -37,8 +43,13 @@ def test_a_regression_target_is_scored_by_spearman(env, tiny):
     assert m['metric'] == 'spearman' and set(m['rows']) == {'lower', 'augsbert'}
     assert 'not a graded similarity' in m['score_mapping']                        # how a duplicate probability is read
 
-@pytest.mark.parametrize('target_pairs', TARGET_PAIRS)
-@pytest.mark.parametrize('label_mode', LABEL_MODES)
+# Every pair set and every label mode runs by default (paper with soft labels, the default, also in the `cell` above); the
+# other three combinations are slow (`make test-slow`): the label mode is applied to the pairs after they are chosen.
+DEFAULT_COMBOS = {('paper', 'threshold'), ('mined', 'soft'), ('user', 'threshold')}
+assert {p for p, _ in DEFAULT_COMBOS} == set(TARGET_PAIRS) and {m for _, m in DEFAULT_COMBOS} == set(LABEL_MODES)
+
+@pytest.mark.parametrize('target_pairs, label_mode', [
+    pytest.param(p, m, marks=() if (p, m) in DEFAULT_COMBOS else pytest.mark.slow) for m in LABEL_MODES for p in TARGET_PAIRS])
 def test_pair_sets_and_label_modes(env, tiny, tmp_path, target_pairs, label_mode):
     kw = {}
     if target_pairs == 'user':
@@ -56,36 +67,38 @@ def test_a_shah_target_from_a_fixture(env, tiny, tmp_path):
     m = read_json(_run(tiny, source='mrpc', target='shah-sprint', data_dir=str(fx), rows='augsbert,upper')/'metrics.json')
     assert m['target'] == 'shah-sprint' and m['sizes']['target'] == {'train': 20, 'dev': 6, 'test': 6}
 
-@pytest.mark.parametrize('kw, match', [
+# these and the bad files below run the notebook's cells in this process (`conftest.execute_in_process`), as every test does
+BAD_INPUTS = [
     (dict(target='stsb'), 'two different domains'),
     (dict(target='sts12'), 'no labelled dev pairs'),                              # an evaluation-only set
     (dict(target_pairs='user'), 'needs your unlabelled pairs'),
     (dict(rows='upper,lowr'), 'unknown row'),
     (dict(target_pairs='pape'), "did you mean 'paper'"),
     (dict(target='shah-sprint'), 'needs the data'),                               # not in the mirror
-])
-def test_bad_inputs_fail_before_training(env, tiny, kw, match):
+]
+
+@pytest.mark.parametrize('kw, match', BAD_INPUTS)
+def test_bad_inputs_fail_before_training(env, tiny, monkeypatch, kw, match):
     before = sorted(Path(env/'cache').rglob('_done.json')) if (env/'cache').exists() else []
     with pytest.raises(AugsbertError, match=match):
         _run(tiny, **kw)
     assert sorted(Path(env/'cache').rglob('_done.json')) == before              # nothing trained
 
 @pytest.mark.parametrize('content, match', [('', 'the file is empty'), ('one sentence\nanother one\n', 'one column')])
-def test_bad_user_files(env, tiny, tmp_path, content, match):
+def test_bad_user_files(env, tiny, tmp_path, monkeypatch, content, match):
     f = tmp_path/'mine.tsv'; f.write_text(content)
     with pytest.raises(AugsbertError, match=match):
         _run(tiny, target_pairs='user', target_file=str(f))
 
-def test_an_empty_target_pair_set(env, tiny, tmp_path):
+def test_an_empty_target_pair_set(env, tiny, tmp_path, monkeypatch):
     from augsbert.data import load_dataset
     t = load_dataset('mrpc').test
     f = tmp_path/'leak.tsv'; f.write_text(''.join(f'{b}\t{a}\n' for a, b in zip(t['sentence1'][:20], t['sentence2'][:20])))
     with pytest.raises(AugsbertError, match='empty after excluding'):
         _run(tiny, target_pairs='user', target_file=str(f), rows='augsbert')
 
-def test_report_renders_table6_and_the_checks(env, tiny):
+def test_report_renders_table6_and_the_checks(env, cell):
     "The domain-adaptation report from this module's runs (smoke profile): our table, the paper's cells, the checks, findings."
-    _run(tiny)                                                                   # cached: the first test's cell
     nb = render_report('domain_adaptation', progress=False, profile='smoke')
     md = (Path(nb).parent/'domain_adaptation.md').read_text()
     assert '## Table 6 — ours' in md and '| stsb → mrpc' in md and 'needs the data' in md and '| Quora → Sprint' in md

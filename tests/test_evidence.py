@@ -49,10 +49,13 @@ def test_evidence_report_renders(cell):
     md = (cell.parents[2]/'evidence.md').read_text()
     assert 'The gate per cell' in md and 'Holm' in md and len(load_runs('evidence')) == 1
 
-@pytest.mark.parametrize('kw, msg', [(dict(strategies='bm52'), '-p strategies'), (dict(seeds=1), 'at least 2 seeds'),
-                                     (dict(controls='more'), '-p controls'), (dict(silver_labels='hard'), 'unknown silver label mode'),
-                                     (dict(teacher_model='no-such-model'), 'no-such-model'),
-                                     (dict(search_lrs='fast'), 'as numbers'), (dict(search_heads='max'), 'unknown head')])
+# (in this process, `conftest.execute_in_process`: the notebook's first cells, as a kernel would run them)
+BAD = [(dict(strategies='bm52'), '-p strategies'), (dict(seeds=1), 'at least 2 seeds'),
+       (dict(controls='more'), '-p controls'), (dict(silver_labels='hard'), 'unknown silver label mode'),
+       (dict(teacher_model='no-such-model'), 'no-such-model'),
+       (dict(search_lrs='fast'), 'as numbers'), (dict(search_heads='max'), 'unknown head')]
+
+@pytest.mark.parametrize('kw, msg', BAD)
 def test_bad_parameters_stop_before_data_loads(env, tiny, monkeypatch, kw, msg):
     monkeypatch.setenv('AUGSBERT_DATA_MIRROR', '/nonexistent')
     with pytest.raises(AugsbertError, match=msg) as e:

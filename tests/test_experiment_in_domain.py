@@ -1,9 +1,9 @@
 """Integration: the `in_domain` experiment (papermill, smoke profile) with a tiny random BERT, caching,
 an interrupted silver labelling that resumes to the same metrics, and the in-domain report."""
-import json
+import json, os
 from pathlib import Path
 import pytest
-from conftest import needs_data
+from conftest import needs_data, in_kernel
 from augsbert.config import AugsbertError, get_profile
 from augsbert.runs import run_experiment, render_report, read_json
 
@@ -14,6 +14,14 @@ def _run(tiny, method, **kw):
     return run_experiment('in_domain', profile='smoke', progress=False, dataset='sts-es', method=method,
                           bi_encoder=tiny, cross_encoder=tiny, max_train_pairs=32, **kw)
 
+_MADE = {}   # method -> the run `test_method_runs` made in this module's folders (read again by later tests, not re-run)
+
+def _made(tiny, method):
+    "The run of `method` with the module's defaults: `test_method_runs`'s, or made now (a test run on its own)."
+    key = (os.environ.get('AUGSBERT_REPORTS'), method)
+    if key not in _MADE or not (_MADE[key]/'metrics.json').exists(): _MADE[key] = _run(tiny, method)
+    return _MADE[key]
+
 from augsbert.methods.in_domain import METHODS
 TESTED_METHODS = ['bert', 'sbert', 'sbert-nlpaug', 'augsbert-rs', 'augsbert-kde', 'augsbert-bm25', 'augsbert-ss', 'augsbert-bm25-ss']
 
@@ -22,7 +30,7 @@ def test_every_method_is_in_the_papermill_test():
 
 @pytest.mark.parametrize('method', TESTED_METHODS)
 def test_method_runs(env, tiny, method):
-    out = _run(tiny, method)
+    out = _made(tiny, method)
     m = read_json(out/'metrics.json')
     assert m['method'] == method and m['gold_pairs'] == 32 and len(m['per_seed']) == 1
     assert m['sizes'] == {'train': 32, 'dev': 220, 'test': 250}
@@ -34,7 +42,7 @@ def test_method_runs(env, tiny, method):
     assert prov['models'][0]['source'] == 'local' and 'protocol' in prov
 
 def test_rerun_is_cached_and_identical(env, tiny):
-    first = read_json(_run(tiny, 'augsbert-bm25')/'metrics.json')
+    first = read_json(_made(tiny, 'augsbert-bm25')/'metrics.json')    # test_method_runs' run; the run below is a real re-run
     out = _run(tiny, 'augsbert-bm25')
     assert read_json(out/'metrics.json') == first                 # the speed measurement too (cached per machine type)
     assert read_json(out/'provenance.json')['timings'] == {}      # nothing was trained or labelled again
@@ -42,8 +50,10 @@ def test_rerun_is_cached_and_identical(env, tiny):
 def test_unknown_method_fails_before_data_loads(env, tiny, monkeypatch):
     "A bad -p value fails in the notebook's first cells, before load_dataset runs (offline with no mirror: loading would fail)."
     monkeypatch.setenv('AUGSBERT_DATA_MIRROR', '/nonexistent')
-    with pytest.raises(AugsbertError, match="unknown method 'augsbert-bm52'") as e:
-        _run(tiny, 'augsbert-bm52')
+    with monkeypatch.context() as mp:
+        in_kernel(mp)                                # in a kernel, as `augsbert run` starts it
+        with pytest.raises(AugsbertError, match="unknown method 'augsbert-bm52'") as e:
+            _run(tiny, 'augsbert-bm52')
     assert 'data file' not in str(e.value)
     with pytest.raises(AugsbertError, match=r"-p seeds=three"):
         _run(tiny, 'sbert', seeds='three')
@@ -96,7 +106,7 @@ def test_top_k_sweep_in_the_report(env, tiny, tmp_path, monkeypatch):
     assert '**Top-k** (sts-es, augsbert-bm25,' in md and 'over k = 3, 5, best vs worst' in md
     assert "**The paper's top-k**: 10 of its 10 Table 5 BM25 / S.S. cells" in md
 
-def test_silver_only_run_labels_but_trains_no_bi_encoder(env, tiny):
+def test_silver_only_run_labels_but_trains_no_bi_encoder(env, tiny, monkeypatch):
     out = _run(tiny, 'augsbert-rs', silver_only=True)
     m = read_json(out/'metrics.json')
     assert m['silver_only'] and m['silver']['pairs'] > 0 and m['per_seed'] == [] and 'test_mean' not in m
@@ -105,7 +115,7 @@ def test_silver_only_run_labels_but_trains_no_bi_encoder(env, tiny):
     with pytest.raises(AugsbertError, match='silver_only=True needs an AugSBERT method'):
         _run(tiny, 'sbert', silver_only=True)
 
-def test_dev_curves_and_figure6(env, tiny):
+def test_dev_curves_and_figure6(env, tiny, monkeypatch):
     out = _run(tiny, 'sbert', seeds=3, curve_points='0.25,0.5')
     m = read_json(out/'metrics.json')
     assert [[p for p, _ in s['curve']] for s in m['per_seed']] == [[0.25, 0.5, 1.0]] * 3
@@ -114,14 +124,14 @@ def test_dev_curves_and_figure6(env, tiny):
     assert [s['test'] for s in plain['per_seed']] == pytest.approx([s['test'] for s in m['per_seed']], abs=1e-9)
     with pytest.raises(AugsbertError, match='curve_points must be fractions'):
         _run(tiny, 'sbert', curve_points='0.5,2')
-    _run(tiny, 'sbert'); _run(tiny, 'bert')                                  # Table 5 beside the paper (one render for both)
+    _made(tiny, 'sbert'); _made(tiny, 'bert')                                # Table 5 beside the paper (one render for both)
     nb = render_report('in_domain', progress=False, profile='smoke')
     md = (Path(nb).parent/'in_domain.md').read_text()
     assert 'in_domain_fig6_smoke.png' in md
     assert 'Table 5' in md and 'paper 68.36 ± 5.28' in md and 'cross-encoder' in md
 
 
-def test_custom_data_through_the_experiment(env, tiny, tmp_path):
+def test_custom_data_through_the_experiment(env, tiny, tmp_path, monkeypatch):
     "A user's own TSV (0-5 scores, other column names) through `augsbert run in_domain -p dataset=custom -p data_path=...`."
     rows = ['question_a\tquestion_b\trating'] + [f'a man plays guitar number {i}\ta person plays music {i % 7}\t{i % 6}' for i in range(60)]
     f = tmp_path/'my_pairs.tsv'; f.write_text('\n'.join(rows) + '\n')

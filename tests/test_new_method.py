@@ -39,7 +39,7 @@ def trivial():
         for k in ('trivial_power',): PROFILE_KEYS.pop(k, None); BOUNDS.pop(k, None); DEFAULTS.pop(k, None)
         SETTINGS.pop('trivial', None)
 
-def test_a_new_method_is_one_module(env, trivial):
+def test_a_new_method_is_one_module(env, trivial, monkeypatch):
     out = run_experiment('method', profile='smoke', progress=False, method='trivial', dataset='sts-es', settings={'trivial_power': 2.0})
     m, p = read_json(out/'metrics.json'), read_json(out/'params.json')
     assert m['method'] == 'trivial' and len(m['per_seed']) == 1 and -100 <= m['test_mean'] <= 100

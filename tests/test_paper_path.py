@@ -21,7 +21,7 @@ import ast, json
 from pathlib import Path
 import pytest
 import yaml
-from conftest import needs_data
+from conftest import needs_data, in_kernel
 
 ROOT = Path(__file__).resolve().parents[1]
 GRID = yaml.safe_load((ROOT/'workflow'/'config.yaml').read_text())['grids']['paper']
@@ -136,9 +136,11 @@ def _read(p:Path)->dict: return json.loads(p.read_text(encoding='utf-8'))
 
 @needs_data
 @pytest.mark.parametrize('exp,entry', JOBS, ids=[f'{e}-{i}' for e, i in JOBS])
-def test_paper_job(paper_env, grid_jobs, exp, entry, capsys):
-    "One job of the paper grid through `augsbert run` with the grid's own name and arguments, at a tiny size on the CPU."
+def test_paper_job(paper_env, grid_jobs, exp, entry, capsys, monkeypatch):
+    """One job of the paper grid through `augsbert run` with the grid's own name and arguments, at a tiny size on the CPU, in a
+    kernel as `augsbert run` starts it (Hugging Face reads HF_HOME when it is imported: this process imported it before)."""
     from augsbert.cli import main
+    in_kernel(monkeypatch)
     name, args = grid_jobs[exp, entry]
     given = _parsed(args)
     tiny = []
