@@ -21,7 +21,7 @@ import ast, json
 from pathlib import Path
 import pytest
 import yaml
-from conftest import needs_data, in_kernel
+from conftest import needs_data
 
 ROOT = Path(__file__).resolve().parents[1]
 GRID = yaml.safe_load((ROOT/'workflow'/'config.yaml').read_text())['grids']['paper']
@@ -116,6 +116,10 @@ def paper_env(tmp_path_factory):
     for k, v in dict(AUGSBERT_REPORTS=base/'reports', AUGSBERT_CACHE=base/'cache', HF_HOME=base/'hf', HF_HUB_CACHE=hub,
                      HF_HUB_OFFLINE='1', AUGSBERT_OFFLINE='1', TOKENIZERS_PARALLELISM='false').items():
         mp.setenv(k, str(v))
+    # the runs execute in this process (conftest.execute_in_process), which imported huggingface_hub before HF_HOME was set
+    # here: its constants, read when it was imported, are set as a new process would read them from the environment
+    import huggingface_hub.constants as hf
+    for k, v in dict(HF_HOME=str(base/'hf'), HF_HUB_CACHE=str(hub), HF_HUB_OFFLINE=True).items(): mp.setattr(hf, k, v)
     extra = {}   # experiment -> the `-p` arguments that move it to the CPU
     if all(_declares(e, 'device') for e in GRID['experiments'] if e != 'datasets'):
         extra = {e: ['-p', 'device=cpu'] for e in GRID['experiments'] if e != 'datasets'}
@@ -136,11 +140,9 @@ def _read(p:Path)->dict: return json.loads(p.read_text(encoding='utf-8'))
 
 @needs_data
 @pytest.mark.parametrize('exp,entry', JOBS, ids=[f'{e}-{i}' for e, i in JOBS])
-def test_paper_job(paper_env, grid_jobs, exp, entry, capsys, monkeypatch):
-    """One job of the paper grid through `augsbert run` with the grid's own name and arguments, at a tiny size on the CPU, in a
-    kernel as `augsbert run` starts it (Hugging Face reads HF_HOME when it is imported: this process imported it before)."""
+def test_paper_job(paper_env, grid_jobs, exp, entry, capsys):
+    "One job of the paper grid through `augsbert run` with the grid's own name and arguments, at a tiny size on the CPU."
     from augsbert.cli import main
-    in_kernel(monkeypatch)
     name, args = grid_jobs[exp, entry]
     given = _parsed(args)
     tiny = []
