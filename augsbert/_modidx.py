@@ -680,6 +680,7 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                'augsbert.runs._failed_path': ('runs.html#_failed_path', 'augsbert/runs.py'),
                                'augsbert.runs._git': ('runs.html#_git', 'augsbert/runs.py'),
                                'augsbert.runs._import_methods': ('runs.html#_import_methods', 'augsbert/runs.py'),
+                               'augsbert.runs._papermill': ('runs.html#_papermill', 'augsbert/runs.py'),
                                'augsbert.runs._sha': ('runs.html#_sha', 'augsbert/runs.py'),
                                'augsbert.runs.cap_record': ('runs.html#cap_record', 'augsbert/runs.py'),
                                'augsbert.runs.check_params': ('runs.html#check_params', 'augsbert/runs.py'),

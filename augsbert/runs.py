@@ -354,18 +354,22 @@ def _failed_path(out:Path)->Path:
     "Where the executed notebook of a failed run is kept: in the cache, outside the committed tree."
     return cache_dir('failed-runs', *out.parent.parts[-2:])/f'{out.parent.name}.{out.stem}.failed.ipynb'
 
-def _execute(nb:Path, out:Path, params:dict, progress:bool, what:str)->Path:
-    "Run notebook `nb` with papermill into `out`, atomically; on failure keep the notebook in the cache and raise a clear error."
+def _papermill(nb:Path, tmp:Path, params:dict, progress:bool):
+    "Execute notebook `nb` into `tmp` in a new kernel (papermill); a failing cell raises `papermill.PapermillExecutionError`."
     import papermill as pm
-    tmp, failed = out.with_name(f'.{out.stem}.tmp.ipynb'), _failed_path(out)
     # the kernel inherits these: no LOAD REPORT per model loaded, no tqdm warning that Jupyter widgets are missing
     os.environ.setdefault('TRANSFORMERS_VERBOSITY', 'error')
     if 'IProgress' not in os.environ.get('PYTHONWARNINGS', ''):
         os.environ['PYTHONWARNINGS'] = ','.join(filter(None, [os.environ.get('PYTHONWARNINGS'), 'ignore:IProgress not found']))
-    try:
-        pm.execute_notebook(str(nb), str(tmp), parameters=params, kernel_name='python3', cwd=str(nb.parent),
-                            progress_bar=False, stderr_file=sys.stderr if progress else None,   # the notebook's own bars
-                            extra_arguments=['--IPKernelApp.log_level=ERROR'])   # the kernel's TCP is on localhost only
+    pm.execute_notebook(str(nb), str(tmp), parameters=params, kernel_name='python3', cwd=str(nb.parent),
+                        progress_bar=False, stderr_file=sys.stderr if progress else None,   # the notebook's own bars
+                        extra_arguments=['--IPKernelApp.log_level=ERROR'])   # the kernel's TCP is on localhost only
+
+def _execute(nb:Path, out:Path, params:dict, progress:bool, what:str)->Path:
+    "Run notebook `nb` (`_papermill`) into `out`, atomically; on failure keep the notebook in the cache and raise a clear error."
+    import papermill as pm
+    tmp, failed = out.with_name(f'.{out.stem}.tmp.ipynb'), _failed_path(out)
+    try: _papermill(nb, tmp, params, progress)
     except pm.PapermillExecutionError as e:
         os.replace(tmp, failed)
         raise AugsbertError(f"{what} failed in cell {e.exec_count}: {e.ename}: {e.evalue}\n"

@@ -38,56 +38,49 @@ def env(tmp_path_factory):
     yield base
     mp.undo()
 
-def execute_in_process(nb, out, params:dict, progress:bool, what:str):
-    """`augsbert.runs._execute` without a kernel, for the tests: the notebook's code cells, with the parameters cell papermill
+def execute_in_process(nb, tmp, params:dict, progress:bool):
+    """`augsbert.runs._papermill` without a kernel, for the tests: the notebook's code cells, with the parameters cell papermill
     injects, run one after another in this process, in a fresh namespace and the notebook's folder; each cell's printed output
-    is kept. A kernel's start and its imports (≈ 14 s of CPU for torch and sentence-transformers) would be most of a smoke
-    run's cost. As `_execute`: the executed notebook is written to `out` atomically; on an error it is kept in the cache and
-    the same `AugsbertError` is raised. The environment, the working folder and the warning filters are restored afterwards,
-    and open figures closed, so one run leaves nothing to the next. `in_kernel` runs a test's notebooks in a real kernel."""
+    is kept and the executed notebook written to `tmp`; a failing cell raises papermill's `PapermillExecutionError`, so that
+    `augsbert.runs._execute` keeps the notebook and words the error as it does for a kernel. A kernel's start and its imports
+    (≈ 14 s of CPU for torch and sentence-transformers) would be most of a smoke run's cost. The environment, the working
+    folder and the warning filters are restored afterwards, and open figures closed, so one run leaves nothing to the next.
+    `in_kernel` runs a test's notebooks in a real kernel."""
     import contextlib, io, nbformat, warnings
+    from papermill.exceptions import PapermillExecutionError
     from papermill.iorw import load_notebook_node
     from papermill.parameterize import parameterize_notebook
-    from augsbert.config import AugsbertError
-    from augsbert.runs import _failed_path
-    out = Path(out); tmp, failed = out.with_name(f'.{out.stem}.tmp.ipynb'), _failed_path(out)
     book = parameterize_notebook(load_notebook_node(str(nb)), params, kernel_name='python3', language='python')
     def show(*objs, **kw): print(*objs)                            # IPython's `display`, as text
     ns, cwd, env, n = {'__name__': '__main__', 'display': show}, os.getcwd(), dict(os.environ), 0
     os.chdir(Path(nb).parent)                                      # papermill runs the kernel in the notebook's folder
     try:
         with warnings.catch_warnings():
-            for cell in book.cells:
+            for i, cell in enumerate(book.cells):
                 if cell.cell_type != 'code': continue
                 n += 1; cell.execution_count, buf = n, io.StringIO()
                 try:
                     with contextlib.redirect_stdout(buf): exec(compile(cell.source, f'<{Path(nb).stem} cell {n}>', 'exec'), ns)
                 except Exception as e:
                     cell.outputs = [nbformat.v4.new_output('error', ename=type(e).__name__, evalue=str(e), traceback=[])]
-                    failed.parent.mkdir(parents=True, exist_ok=True); nbformat.write(book, str(failed))
-                    raise AugsbertError(f"{what} failed in cell {n}: {type(e).__name__}: {e}\n"
-                                        f"The executed notebook is at {failed}.") from None
+                    raise PapermillExecutionError(i, n, cell.source, type(e).__name__, str(e), []) from None
                 finally:
                     if buf.getvalue(): cell.outputs = [nbformat.v4.new_output('stream', name='stdout', text=buf.getvalue())] + list(cell.get('outputs', []))
     finally:
         os.chdir(cwd); os.environ.clear(); os.environ.update(env)
         import matplotlib.pyplot as plt; plt.close('all')
-    nbformat.write(book, str(tmp)); os.replace(tmp, out)
-    failed.unlink(missing_ok=True)
-    return out
+        nbformat.write(book, str(tmp))
 
 @pytest.fixture(scope='session', autouse=True)
 def _runs_in_process():
     "Every test's experiment and report runs execute in the test's process (`execute_in_process`) unless it asks for a kernel."
-    import augsbert.runs
-    mp = pytest.MonkeyPatch(); mp.setattr(augsbert.runs, '_execute', execute_in_process)
+    mp = pytest.MonkeyPatch(); mp.setattr(augsbert.runs, '_papermill', execute_in_process)
     yield
     mp.undo()
 
 def in_kernel(monkeypatch):
     "From here on in this test, `run_experiment` runs its notebook in a real kernel with papermill, as `augsbert run` does."
-    import augsbert.runs
-    monkeypatch.setattr(augsbert.runs, '_execute', _KERNEL_EXECUTE)
+    monkeypatch.setattr(augsbert.runs, '_papermill', _KERNEL)
 
 import augsbert.runs                            # noqa: E402
-_KERNEL_EXECUTE = augsbert.runs._execute        # the real one, taken before the session fixture replaces it
+_KERNEL = augsbert.runs._papermill              # the real one, taken before the session fixture replaces it
