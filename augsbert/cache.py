@@ -102,6 +102,7 @@ def reached_modules(*code # module names ('augsbert.training') or package functi
 @lru_cache(maxsize=1)
 def _distributions()->dict: return metadata.packages_distributions()
 
+@lru_cache(maxsize=None)      # the code this process runs is the code it imported: its versions cannot change under it
 def _version(top:str)->str|None:
     "The installed version of the distribution that provides the import name `top` (None if not installed)."
     for d in sorted(_distributions().get(top, [top])):

@@ -73,12 +73,14 @@ def auc_at_fpr(labels, # gold labels, 0/1
                normalise:bool=True # divide by `max_fpr` so a perfect ranking scores 1
               )->float:
     "Area under the ROC curve from FPR 0 to `max_fpr` (no McClish correction)."
-    from sklearn.metrics import roc_curve
     scores, labels = _arrays(scores, labels)
     y = labels >= 0.5
     if y.all() or (~y).all(): raise AugsbertError("AUC needs both positive and negative pairs.")
     if not 0 < max_fpr <= 1: raise AugsbertError(f"max_fpr must be in (0, 1], got {max_fpr}.")
-    fpr, tpr, _ = roc_curve(y, scores)
+    order = np.argsort(-scores, kind='stable')                     # the ROC curve's points: one per distinct score, high to low
+    ends = np.r_[np.flatnonzero(np.diff(scores[order])), len(y) - 1]   # the last pair of each run of tied scores
+    tp = np.cumsum(y[order])[ends]; fp = ends + 1 - tp
+    tpr, fpr = np.r_[0, tp] / tp[-1], np.r_[0, fp] / fp[-1]
     stop = np.searchsorted(fpr, max_fpr, 'right')
     x = np.r_[fpr[:stop], max_fpr]; t = np.r_[tpr[:stop], np.interp(max_fpr, fpr, tpr)]
     area = float(np.trapezoid(t, x))
