@@ -33,6 +33,11 @@ def results(tmp_path_factory):
     _run('semantic_speed.py', '--corpus', 'sts-es', '--n', '400', '--encoders', 'static', '--exact-queries', '100', '--recall-sample', '100',
          '--out', str(out/'semantic_quora.json'))
     _run('labelling_speed.py', '--pairs', '40', '--rounds', '1', '--out', str(out/'labelling_stsb.json'))
+    from augsbert.models import DEFAULT_MODEL
+    from augsbert.training import make_cross_encoder
+    make_cross_encoder(DEFAULT_MODEL).save(str(out/'teacher'))      # an untrained MiniLM cross-encoder: backends, not quality
+    _run('label_backends.py', '--teacher', str(out/'teacher'), '--pairs', '24', '--rounds', '1', '--seeds', '0',
+         '--out', str(out/'label_backends_stsb.json'))
     return out
 
 def test_bm25_benchmark_checks_parity(results):
@@ -61,12 +66,21 @@ def test_labelling_is_the_raw_loop_s_numbers(results):
     assert r['pairs'] == 40 and r['max_abs_diff_fp32'] < 1e-5                  # the same scores as the raw forward loop
     assert set(r['pairs_per_s']) == {'label_pairs fp32', 'label_pairs bf16', 'raw loop fp32', 'raw loop bf16'}
 
+def test_label_backends_agree_with_fp32(results):
+    r = json.loads((results/'label_backends_stsb.json').read_text())
+    assert r['pairs'] == 24 and {'torch-fp32', 'torch-int8', 'onnx-fp32', 'onnx-int8', 'onnx-int8 per-channel'} <= set(r['backends'])
+    b = r['backends']
+    assert b['torch-fp32']['max_abs_diff'] == 0 and b['onnx-fp32']['max_abs_diff'] < 1e-4      # the same model in another engine
+    assert all(v['pairs_per_s'] > 0 and v['share_of_peak'] > 0 for v in b.values()) and r['matmul_peak_gflops'] > 0
+    assert 0 < b['torch-int8']['max_abs_diff'] < 0.5                                          # int8 changes the labels, a little
+
 def test_the_report_has_a_row_per_target(results, reports):
     from augsbert.runs import render_report
     render_report('performance', progress=False, results_dir=str(results))
     md = (reports/'performance.md').read_text()
     assert 'BM25 top-5 of every sts-es training sentence (400)' in md and 'recall@5' in md and 'raw forward loop' in md
     assert 'exponent ≤ 1.3' in md and 'Missing results: bm25_quora.json, cached_rerun.json' in md
+    assert '## Labelling backends' in md and '| onnx-int8 per-channel |' in md and 'Δρ not measured (--seeds 0)' in md
     assert (reports/'figures'/'performance_growth.png').exists()
     for line in md.splitlines():                                   # every target not met says by how much and why
         if '| **no** |' in line: assert line.split('|')[5].strip(), line
