@@ -23,6 +23,7 @@ import argparse, json, os, resource, tempfile, time
 from pathlib import Path
 os.environ.setdefault('OMP_WAIT_POLICY', 'PASSIVE')
 import numpy as np
+import pandas as pd
 import torch
 from bm25_speed import machine
 
@@ -66,9 +67,9 @@ def ort_predictor(ce, path:Path, threads:int, batch_size:int):
 
 def torch_predictor(model, threads:int, batch_size:int):
     def predict(pairs):
-        torch.set_num_threads(threads)
+        before = torch.get_num_threads(); torch.set_num_threads(threads)
         try: return np.asarray(model.predict(pairs, batch_size=batch_size, show_progress_bar=False, convert_to_numpy=True)).reshape(-1)
-        finally: torch.set_num_threads(2)
+        finally: torch.set_num_threads(before)
     return predict
 
 
@@ -104,6 +105,12 @@ def main():
     ap.add_argument('--seeds', type=int, default=3, help='student seeds for the downstream effect (0: skip it)')
     ap.add_argument('--out', default='')
     a = ap.parse_args()
+    for name in ('pairs', 'batch_size', 'rounds'):
+        if getattr(a, name) < 1: ap.error(f"--{name.replace('_', '-')} must be at least 1, got {getattr(a, name)}.")
+    if a.seeds < 0: ap.error(f"--seeds must be 0 (skip the student) or more, got {a.seeds}.")
+    if not (Path(a.teacher)/'config.json').is_file():
+        ap.error(f"--teacher {a.teacher}: not a saved cross-encoder folder (no config.json). Pass a folder written by "
+                 "CrossEncoder.save, e.g. a cached teacher under $AUGSBERT_CACHE/artefacts/cross-encoder/<key>.")
     from sentence_transformers import CrossEncoder
     from augsbert.config import atomic_write, get_profile
     from augsbert.data import load_dataset
@@ -159,7 +166,7 @@ def main():
         full = {k: both_orders(backends[k], silver_pairs) for k in ('torch-fp32', 'torch-int8', 'onnx-fp32', 'onnx-int8', 'onnx-int8 per-channel')}
         preds = {}
         for k, s in full.items():
-            train = __import__('pandas').concat([gold, silver_pairs.assign(score=s)], ignore_index=True)
+            train = pd.concat([gold, silver_pairs.assign(score=s)], ignore_index=True)
             rs = seed_results('bi-encoder', train, sp, proto, progress=False)
             preds[k] = np.array([r['test_pred'] for r in rs])
             res['backends'][k]['student_test'] = [r['test'] for r in rs]

@@ -74,6 +74,12 @@ def test_label_backends_agree_with_fp32(results):
     assert all(v['pairs_per_s'] > 0 and v['share_of_peak'] > 0 for v in b.values()) and r['matmul_peak_gflops'] > 0
     assert 0 < b['torch-int8']['max_abs_diff'] < 0.5                                          # int8 changes the labels, a little
 
+def test_label_backends_refuses_a_folder_that_is_no_teacher(tmp_path, capsys):
+    assert _run('label_backends.py', '--teacher', str(tmp_path), check=False) == 2
+    assert 'not a saved cross-encoder folder' in capsys.readouterr().err
+    assert _run('label_backends.py', '--teacher', str(tmp_path), '--rounds', '0', check=False) == 2
+    assert '--rounds must be at least 1' in capsys.readouterr().err
+
 def test_the_report_has_a_row_per_target(results, reports):
     from augsbert.runs import render_report
     render_report('performance', progress=False, results_dir=str(results))
