@@ -9,7 +9,8 @@
 #   make teachers    gated teachers, 5 seeds re-making teacher and silver set, controls, CIs (reports/evidence.md; hours, resumable)
 #   make augcse      AugCSE: SimCSE vs AugCSE and the paper's ablations (reports/ablations.md; ~2 h, resumable)
 #   make paper       the paper's grid (profile paper: GPU, hub models);  make dry-run [GRID=paper]  what would run
-#   make bench       speed and memory of silver-set construction at Quora scale (reports/performance.md; ~2 h)
+#   make bench       speed and memory of silver-set construction at Quora scale (reports/performance.md; ~3 h)
+#   make label       label a large silver set in shards (PAIRS=… TEACHER=… OUT=…; locally or on SLURM)
 #   make docs        the HTML site in _docs/html/;  make lab  JupyterLab
 #
 # Data: the loaders look in $AUGSBERT_DATA_MIRROR first (set here to ../shared/data when it exists),
@@ -40,7 +41,7 @@ export MPLBACKEND := Agg
 # torch on 2 shared cores: busy-waiting OpenMP threads made training up to 10x slower (benchmarks/ce_recipes.py)
 export OMP_WAIT_POLICY ?= PASSIVE
 
-.PHONY: install models reproduce table5 teachers domain augcse arguebert-pretrain arguebert contexts paper dry-run docs outputs lab lint test test-slow bench check-export clean-venv
+.PHONY: install models label reproduce table5 teachers domain augcse arguebert-pretrain arguebert contexts paper dry-run docs outputs lab lint test test-slow bench check-export clean-venv
 
 install: $(STAMP)
 models: $(MODELS_STAMP)
@@ -125,6 +126,16 @@ contexts:
 paper:
 	$(MAKE) reproduce GRID=paper
 
+## Silver labelling in shards (issue 31): workflow/label.smk splits PAIRS (sentence1, sentence2), labels every shard as
+## its own job with the cross-encoder in TEACHER (CORES shards at once here; SNAKEMAKE_PROFILE=workflow/profiles/slurm:
+## one sbatch job per shard) and gathers the labels into OUT. Resumable per shard; a damaged shard is labelled again.
+SHARDS  ?= $(CORES)
+BACKEND ?= torch
+label: install
+	@test -n "$(PAIRS)" -a -n "$(TEACHER)" -a -n "$(OUT)" || { echo "usage: make label PAIRS=pairs.tsv TEACHER=<a saved cross-encoder> OUT=silver.tsv [SHARDS=n] [BACKEND=torch|onnx|onnx-int8]"; exit 2; }
+	$(BIN)/snakemake --snakefile workflow/label.smk --profile $(SNAKEMAKE_PROFILE) --cores $(CORES) \
+	    --config pairs=$(PAIRS) teacher=$(TEACHER) out=$(OUT) shards=$(SHARDS) backend=$(BACKEND) $(SNAKEMAKE_ARGS)
+
 ## What `make reproduce` (or GRID=paper) would run, without running it.
 dry-run: install
 	$(SNAKEMAKE) --cores $(CORES) --config grid=$(GRID) --dry-run $(SNAKEMAKE_ARGS)
@@ -161,7 +172,7 @@ test: install lint check-export
 ## Speed and memory targets (not tests; about 2 h on 2 cores): benchmarks/*.py measure against their baselines in
 ## the same run → benchmarks/results/*.json → reports/performance.md (nbs/reports/performance.ipynb).
 BENCH_OUT ?= benchmarks/results
-bench: install
+bench: install models
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[dev,bench]' $(TORCH)
 	$(BIN)/python benchmarks/bm25_speed.py --corpus stsb --out $(BENCH_OUT)/bm25_stsb.json
 	$(BIN)/python benchmarks/bm25_speed.py --corpus quora --baseline-queries 20000 --rank-bm25-queries 200 --out $(BENCH_OUT)/bm25_quora.json
@@ -169,6 +180,8 @@ bench: install
 	$(BIN)/python benchmarks/semantic_speed.py --out $(BENCH_OUT)/semantic_quora.json
 	$(BIN)/python benchmarks/labelling_speed.py --out $(BENCH_OUT)/labelling_stsb.json
 	$(BIN)/python benchmarks/cached_rerun.py --out $(BENCH_OUT)/cached_rerun.json
+	$(BIN)/python benchmarks/label_backends.py --pairs 300 --rounds 3 --seeds 5 --out $(BENCH_OUT)/label_backends_stsb.json
+	$(BIN)/python benchmarks/encode_backends.py --out $(BENCH_OUT)/encode_backends_stsb.json
 	$(BIN)/augsbert report performance
 
 test-slow: install

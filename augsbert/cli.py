@@ -11,7 +11,7 @@ from .config import AugsbertError, load_profiles, get_profile
 # %% auto #0
 __all__ = ['experiment_parameters', 'experiments', 'registries', 'params_rows', 'params_table', 'catalogue', 'describe_data',
            'cmd_data', 'cmd_profiles', 'cmd_experiments', 'cmd_run', 'cmd_compare', 'run_models', 'cmd_export',
-           'cmd_report', 'cmd_readme', 'build_parser', 'main']
+           'cmd_report', 'cmd_readme', 'cmd_label', 'build_parser', 'main']
 
 # %% ../nbs/06_cli.ipynb #8423d3f1
 def _table(rows:list[dict])->str:
@@ -248,6 +248,29 @@ def cmd_readme(args)->None:
     if args.check and changed: raise AugsbertError(f"README.md is stale: blocks {', '.join(changed)} differ from the runs; run `augsbert readme`.")
     print(f"README.md: {', '.join(changed) if changed else 'no'} block(s) rewritten" if not args.check else "README.md: up to date")
 
+# %% ../nbs/06_cli.ipynb #e45eaa48
+def cmd_label(args)->None:
+    "`augsbert label split|export|shard|gather …`: one step of the sharded silver labelling in the work folder `--dir`."
+    from augsbert import silver
+    lay = silver.shard_layout(args.dir, args.shards)
+    if args.step == 'split':
+        if not args.pairs: raise AugsbertError("augsbert label split needs the pairs file: --pairs FILE.")
+        print(f"{len(silver.split_shards(silver.read_pairs(args.pairs), args.shards, Path(args.dir)/'shards'))} shards in {Path(args.dir)/'shards'}")
+        return
+    if args.step == 'gather':
+        if not args.out: raise AugsbertError("augsbert label gather needs the output file: --out FILE (.tsv, .csv, .parquet or .jsonl).")
+        print(f"{len(silver.gather_shards(lay['shards'], lay['labels'], args.out))} labelled pairs in {args.out}"); return
+    from augsbert.config import LABEL_BACKENDS, unknown_name
+    if args.backend not in LABEL_BACKENDS: raise unknown_name('label backend (--backend)', args.backend, LABEL_BACKENDS)
+    if not args.teacher or not (Path(args.teacher)/'config.json').is_file():
+        raise AugsbertError(f"--teacher {args.teacher}: not a saved cross-encoder folder (no config.json); pass a folder written by CrossEncoder.save.")
+    if args.step == 'export':
+        from sentence_transformers import CrossEncoder
+        print(silver.export_onnx(CrossEncoder(args.teacher, device='cpu'), lay['onnx'].parent, args.backend)); return
+    if args.shard is None or not 0 <= args.shard < args.shards: raise AugsbertError(f"--shard must be from 0 to {args.shards - 1}, got {args.shard}.")
+    print(silver.label_shard(lay['shards'][args.shard], args.teacher, lay['labels'][args.shard], args.backend,
+                             lay['onnx'] if args.backend != 'torch' else None))
+
 # %% ../nbs/06_cli.ipynb #d06cb691
 class _Parser(argparse.ArgumentParser):
     "An `ArgumentParser` whose epilog may be a function, called only when the help is printed."
@@ -291,6 +314,16 @@ def build_parser()->argparse.ArgumentParser:
     x = sub.add_parser('export', help="copy a run's trained models (loadable by sentence-transformers) into a folder")
     x.add_argument('run', help='EXPERIMENT/NAME of a run in reports/runs, or its folder'); x.add_argument('dest', help='an empty or new folder')
     x.set_defaults(func=cmd_export)
+    lb = sub.add_parser('label', help='one step of the sharded silver labelling (workflow/label.smk runs them all: make label)')
+    lb.add_argument('step', choices=['split', 'export', 'shard', 'gather'])
+    lb.add_argument('--dir', required=True, help='the work folder (shards/, labels/, onnx/)')
+    lb.add_argument('--shards', type=int, required=True, help='how many shards')
+    lb.add_argument('--pairs', help='split: the pairs (sentence1, sentence2; .tsv, .csv, .parquet or .jsonl)')
+    lb.add_argument('--shard', type=int, help='shard: which one (from 0)')
+    lb.add_argument('--teacher', help='export, shard: a saved cross-encoder folder')
+    lb.add_argument('--backend', default='torch', help='export, shard: torch, onnx or onnx-int8')
+    lb.add_argument('--out', help='gather: the labelled pairs (sentence1, sentence2, score)')
+    lb.set_defaults(func=cmd_label)
     return p
 
 # %% ../nbs/06_cli.ipynb #9140cd32

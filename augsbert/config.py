@@ -10,10 +10,10 @@ from pathlib import Path
 
 # %% auto #0
 __all__ = ['SETTINGS', 'PROFILE_KEYS', 'PROFILE_PREFIX', 'METHOD_PREFIX', 'DEFAULTS', 'BOUNDS', 'PROFILE_PRECISIONS',
-           'BF16_CPU_FLAGS', 'AugsbertError', 'DataError', 'ChecksumError', 'UnknownNameError', 'OfflineError',
-           'unknown_name', 'project_root', 'mirror_dirs', 'cache_dir', 'reports_dir', 'workspace_dir', 'is_offline',
-           'family_settings', 'in_bounds', 'check_bounds', 'load_profiles', 'cpu_flags', 'resolve_precision',
-           'get_profile', 'register_settings', 'sha256_file', 'atomic_write', 'atomic_dir']
+           'LABEL_BACKENDS', 'BF16_CPU_FLAGS', 'AugsbertError', 'DataError', 'ChecksumError', 'UnknownNameError',
+           'OfflineError', 'unknown_name', 'project_root', 'mirror_dirs', 'cache_dir', 'reports_dir', 'workspace_dir',
+           'is_offline', 'family_settings', 'in_bounds', 'check_bounds', 'load_profiles', 'cpu_flags',
+           'resolve_precision', 'get_profile', 'register_settings', 'sha256_file', 'atomic_write', 'atomic_dir']
 
 # %% ../nbs/00_config.ipynb #6c877a44
 class AugsbertError(Exception):
@@ -100,6 +100,7 @@ SETTINGS = {  # family -> {key: type}; a key belongs to exactly one family
         max_train_pairs=int,    # cap on gold training pairs (0: all)
         seeds=int,              # number of seeds per configuration
         eval_precision=str,     # predictions (dev/test scores, silver labels): 'fp32', 'bf16' autocast or 'auto' (per machine; training stays fp32)
+        label_backend=str,      # how a cross-encoder teacher labels: 'torch' (PyTorch at eval_precision), 'onnx' or 'onnx-int8' (ONNX Runtime; augsbert.silver)
     ),
     'models': dict(
         bi_encoder=str,         # model name for bi-encoders (SBERT)
@@ -234,6 +235,7 @@ def load_profiles(path=None # settings.ini to read (default: the project's)
 
 # %% ../nbs/00_config.ipynb #60eb72b6
 PROFILE_PRECISIONS = ('fp32', 'bf16', 'auto')  # 'auto': chosen per machine
+LABEL_BACKENDS = ('torch', 'onnx', 'onnx-int8')  # who runs a cross-encoder teacher's labelling (augsbert.silver.export_onnx)
 BF16_CPU_FLAGS = ('avx512_bf16', 'amx_bf16')   # /proc/cpuinfo flags of CPUs with native bfloat16 matrix products
 
 def cpu_flags()->set:
@@ -271,6 +273,7 @@ def get_profile(name:str, # profile name: 'smoke', 'cpu', 'paper', or one you ad
         elif typ is float and isinstance(v, int) and not isinstance(v, bool): prof[k] = float(v)
         else: prof[k] = _parse(k, str(v), typ, where=f"-p {k}={v}")
     prof = check_bounds(prof)
+    if prof['label_backend'] not in LABEL_BACKENDS: raise unknown_name('label_backend', prof['label_backend'], LABEL_BACKENDS)
     return {**prof, 'eval_precision': resolve_precision(prof['eval_precision'], prof['device'])}
 
 # %% ../nbs/00_config.ipynb #f6cf349a

@@ -36,6 +36,7 @@ class Protocol:
     student_options: dict = field(default_factory=dict)   # its [students] settings
     student_model: str|None = None  # the student's base model (None: the student's own default, else `bi_encoder`)
     teacher_model: str|None = None  # the teacher's model (None: `cross_encoder`, or `bi_encoder` for a bi-encoder teacher)
+    label_backend: str = 'torch'    # how a cross-encoder teacher labels (`augsbert.silver.teacher`; ONNX Runtime runs on the CPU)
 
 # %% ../nbs/07c_protocol.ipynb #c506658c
 def _key_fields(self:Protocol)->dict:
@@ -82,6 +83,10 @@ def protocol_from_profile(cfg:dict, # a profile from `get_profile` (with overrid
     "The `Protocol` a profile defines on `dataset` (explicitly named models win over the profile's)."
     if cfg['ce_head'] not in HEADS: raise unknown_name('cross-encoder head (-p ce_head)', cfg['ce_head'], HEADS)
     st, ml = check_student(cfg, explicit), dataset in MULTILINGUAL_DATASETS
+    backend = cfg.get('label_backend', 'torch')
+    if backend != 'torch' and not str(cfg['device']).startswith('cpu'):
+        raise AugsbertError(f"-p label_backend={backend} runs ONNX Runtime on the CPU, but this profile's device is {cfg['device']!r}: "
+                            "use -p label_backend=torch there.")
     tc = lambda lr, epochs, warm: TrainConfig(epochs=epochs, batch_size=cfg['batch_size'], lr=lr, warmup_ratio=warm, seed=cfg['seed'],
                                               device=cfg['device'], eval_precision=cfg['eval_precision'])
     return check_teacher_student(Protocol(
@@ -92,4 +97,5 @@ def protocol_from_profile(cfg:dict, # a profile from `get_profile` (with overrid
         seed_optimisation=cfg['seed_optimisation'], seed_fraction=cfg['seed_fraction'], seed=cfg['seed'],
         options={k: v for fam in families for k, v in family_settings(cfg, fam).items()}, curve_points=tuple(curve_points),
         student=st.name, student_options=student_options(cfg, st.name),
-        student_model=cfg.get('student_model') or None, teacher_model=cfg.get('teacher_model') or None))
+        student_model=cfg.get('student_model') or None, teacher_model=cfg.get('teacher_model') or None,
+        label_backend=backend))

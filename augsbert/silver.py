@@ -9,21 +9,32 @@ from typing import Callable
 import numpy as np
 import pandas as pd
 from tqdm.auto import tqdm
-from .config import AugsbertError, atomic_write
+from .config import AugsbertError, DataError, atomic_write, unknown_name, sha256_file, LABEL_BACKENDS
+import hashlib, json, shutil, tempfile
 
 # %% auto #0
-__all__ = ['LABEL_CHUNK', 'teacher', 'label_pairs']
+__all__ = ['LABEL_CHUNK', 'PAIR_FORMATS', 'teacher', 'label_pairs', 'export_onnx', 'OnnxScorer', 'write_pairs', 'read_pairs',
+           'split_shards', 'shard_layout', 'teacher_digest', 'label_shard', 'shard_ok', 'gather_shards']
 
 # %% ../nbs/09_silver.ipynb #4021ed96
 def teacher(model, # a sentence-transformers `CrossEncoder` or `SentenceTransformer`
             precision:str='fp32', # 'fp32' or 'bf16' (autocast, see `augsbert.training.precision_scope`)
-            device:str='cpu' # the device the model is on
+            device:str='cpu', # the device the model is on
+            backend:str='torch', # a cross-encoder's: a name in `LABEL_BACKENDS` ('onnx*': see `export_onnx`)
+            onnx:Path|str|None=None # the ONNX graph of `export_onnx` (None: exported into a temporary folder)
            )->Callable[[pd.DataFrame], np.ndarray]:
     "`predict(df) -> scores in [0, 1]` of a cross-encoder (both orders averaged) or a bi-encoder (cosine, clipped)."
     from sentence_transformers import CrossEncoder, SentenceTransformer
     from augsbert.training import predict_pairs, bi_encoder_scores, precision_scope
-    if isinstance(model, CrossEncoder): score = lambda df: predict_pairs(model, df)
-    elif isinstance(model, SentenceTransformer): score = lambda df: np.clip(bi_encoder_scores(model, df), 0, 1)
+    if backend not in LABEL_BACKENDS: raise unknown_name('label backend', backend, LABEL_BACKENDS)
+    if isinstance(model, CrossEncoder):
+        if backend == 'torch': score = lambda df: predict_pairs(model, df)
+        else:
+            run = OnnxScorer(model, onnx or export_onnx(model, tempfile.mkdtemp(prefix='augsbert-onnx-'), backend))
+            return lambda df: predict_pairs(run, df)
+    elif isinstance(model, SentenceTransformer):
+        if backend != 'torch': raise AugsbertError(f"label backend {backend!r} runs cross-encoders; a bi-encoder teacher encodes with 'torch'.")
+        score = lambda df: np.clip(bi_encoder_scores(model, df), 0, 1)
     else: raise AugsbertError(f"a teacher must be a CrossEncoder or a SentenceTransformer, got {type(model).__name__}.")
     def predict(df):
         with precision_scope(precision, device): return score(df)
@@ -63,3 +74,154 @@ def label_pairs(predict:Callable[[pd.DataFrame], np.ndarray], # the teacher: sco
                 with atomic_write(part, 'wb') as f: np.save(f, s)
         scores.append(s)
     return out.assign(score=np.clip(np.concatenate(scores), 0, 1))
+
+# %% ../nbs/09_silver.ipynb #921f6038
+def export_onnx(model, # a sentence-transformers `CrossEncoder`
+                folder:Path|str, # where `model.onnx` is written
+                backend:str='onnx' # 'onnx' (fp32) or 'onnx-int8' (dynamic int8 weights, per channel, 7-bit)
+               )->Path:
+    "The cross-encoder's raw scores (before its activation) as an ONNX graph, batch and length dynamic: `folder/model.onnx`."
+    import torch
+    if backend not in LABEL_BACKENDS[1:]: raise unknown_name('ONNX backend', backend, LABEL_BACKENDS[1:])
+    folder = Path(folder); folder.mkdir(parents=True, exist_ok=True)
+    feats = model.preprocess([('a first sentence', 'and a second one')])
+    names = [k for k in ('input_ids', 'attention_mask', 'token_type_ids') if k in feats]
+    extra = {k: v for k, v in feats.items() if k not in names and not torch.is_tensor(v)}   # e.g. 'modality'
+    class Scores(torch.nn.Module):
+        def __init__(self): super().__init__(); self.m = model
+        def forward(self, *xs): return self.m({**extra, **dict(zip(names, xs))})['scores']
+    path, was = folder/'model.onnx', model.training
+    try:
+        torch.onnx.export(Scores().eval(), tuple(feats[k] for k in names), str(path), input_names=names, output_names=['scores'],
+                          dynamic_axes={**{k: {0: 'batch', 1: 'length'} for k in names}, 'scores': {0: 'batch'}}, dynamo=False, opset_version=17)
+    finally: model.train(was)
+    if backend == 'onnx-int8':
+        from onnxruntime.quantization import quantize_dynamic, QuantType
+        fp32 = path.rename(folder/'model-fp32.onnx')
+        quantize_dynamic(str(fp32), str(path), weight_type=QuantType.QInt8, per_channel=True, reduce_range=True); fp32.unlink()
+    return path
+
+# %% ../nbs/09_silver.ipynb #f69dddbf
+class OnnxScorer:
+    "A cross-encoder's `predict(pairs) -> scores` run by ONNX Runtime on the graph `path` (from `export_onnx`)."
+    def __init__(self, model, path:Path|str, threads:int|None=None, batch_size:int=32):
+        import onnxruntime as ort, torch
+        so = ort.SessionOptions(); so.intra_op_num_threads = threads or torch.get_num_threads(); so.inter_op_num_threads = 1
+        self.sess = ort.InferenceSession(str(path), so, providers=['CPUExecutionProvider'])
+        self.model, self.names, self.batch_size = model, [i.name for i in self.sess.get_inputs()], batch_size
+    def predict(self, pairs, batch_size:int|None=None, **kwargs)->np.ndarray:
+        import torch
+        bs, out = batch_size or self.batch_size, np.empty(len(pairs), np.float32)
+        order = np.argsort([-len(a) - len(b) for a, b in pairs], kind='stable')
+        for i in range(0, len(order), bs):
+            idx = order[i:i + bs]; f = self.model.preprocess([pairs[j] for j in idx])
+            out[idx] = self.sess.run(['scores'], {k: f[k].numpy() for k in self.names})[0].reshape(-1)
+        with torch.no_grad(): return self.model.activation_fn(torch.from_numpy(out)).numpy()
+
+# %% ../nbs/09_silver.ipynb #cc021821
+PAIR_FORMATS = ('.tsv', '.csv', '.parquet', '.jsonl')
+
+def write_pairs(df:pd.DataFrame, path:Path|str)->Path:
+    "Write `df` atomically in the format of `path`'s suffix (one of `PAIR_FORMATS`)."
+    path = Path(path); suf = path.suffix.lower()
+    if suf not in PAIR_FORMATS: raise DataError(f"{path}: write pairs as one of {', '.join(PAIR_FORMATS)}, not {suf or 'a name without a suffix'}.")
+    with atomic_write(path, 'wb' if suf == '.parquet' else 'w') as f:
+        if suf == '.parquet': df.to_parquet(f, index=False)
+        elif suf == '.jsonl': df.to_json(f, orient='records', lines=True, force_ascii=False)
+        else: df.to_csv(f, sep='\t' if suf == '.tsv' else ',', index=False)
+    return path
+
+def read_pairs(path:Path|str)->pd.DataFrame:
+    "Pairs to label (sentence1, sentence2, as text) from a file of `PAIR_FORMATS`; a clear error for a missing, malformed or empty one."
+    path = Path(path); suf = path.suffix.lower()
+    if not path.is_file(): raise DataError(f"{path}: no such file of pairs to label.")
+    if suf not in PAIR_FORMATS: raise DataError(f"{path}: pairs must be in one of {', '.join(PAIR_FORMATS)}, not {suf or 'a file without a suffix'}.")
+    try: df = (pd.read_parquet(path) if suf == '.parquet' else pd.read_json(path, lines=True, dtype=False) if suf == '.jsonl' else
+               pd.read_csv(path, sep='\t' if suf == '.tsv' else ',', dtype=str, keep_default_na=False))
+    except Exception as e: raise DataError(f"{path}: not a readable {suf[1:]} file ({type(e).__name__}: {e}).") from None
+    if missing := {'sentence1', 'sentence2'} - set(df.columns):
+        raise DataError(f"{path}: no column {' or '.join(sorted(missing))} (it has {', '.join(map(str, df.columns)) or 'none'}); "
+                        "name the two sentence columns sentence1 and sentence2.")
+    df = df[['sentence1', 'sentence2']].reset_index(drop=True)
+    if not len(df): raise DataError(f"{path}: no pairs to label.")
+    empty = df.isna().any(axis=1) | df.astype(str).apply(lambda c: c.str.strip() == '').any(axis=1)
+    if empty.any(): raise DataError(f"{path}: {int(empty.sum())} pairs have an empty sentence (the first is pair {int(empty.idxmax())}, "
+                                    "counting from 0); remove them.")
+    return df.astype(str)
+
+# %% ../nbs/09_silver.ipynb #74c93cb9
+def split_shards(pairs:pd.DataFrame, # sentence1, sentence2 (see `read_pairs`)
+                 shards:int, # how many (at most one per pair)
+                 folder:Path|str # where shard-0000.parquet, … are written
+                )->list[Path]:
+    "`pairs` as `shards` contiguous, near-equal Parquet files in `folder` (written atomically)."
+    if not isinstance(shards, int) or isinstance(shards, bool) or not 1 <= shards <= len(pairs):
+        raise AugsbertError(f"shards must be a whole number from 1 to the number of pairs ({len(pairs)}), got {shards!r}.")
+    bounds = np.linspace(0, len(pairs), shards + 1).round().astype(int)
+    return [write_pairs(pairs.iloc[a:b][['sentence1', 'sentence2']], Path(folder)/f'shard-{i:04d}.parquet')
+            for i, (a, b) in enumerate(zip(bounds[:-1], bounds[1:]))]
+
+# %% ../nbs/09_silver.ipynb #c513a8b0
+def shard_layout(folder:Path|str, # the labelling's work folder
+                 shards:int # how many shards
+                )->dict:
+    "Where the sharded labelling keeps its files: the shards, their labels (with records) and the teacher's ONNX export."
+    folder = Path(folder)
+    return dict(shards=[folder/'shards'/f'shard-{i:04d}.parquet' for i in range(shards)],
+                labels=[folder/'labels'/f'labels-{i:04d}.npy' for i in range(shards)], onnx=folder/'onnx'/'model.onnx')
+
+# %% ../nbs/09_silver.ipynb #2946d037
+def _record(labels:Path)->Path: return labels.with_suffix('.json')
+
+def teacher_digest(folder:Path|str)->str:
+    "sha256 of a saved model folder's files (its card `augsbert.json` and cache marker aside): what identifies a teacher."
+    files = sorted(p for p in Path(folder).rglob('*') if p.is_file() and p.name not in ('augsbert.json', '_done.json'))
+    if not files: raise AugsbertError(f"{folder}: no saved model here (pass a folder written by CrossEncoder.save).")
+    return hashlib.sha256(''.join(f'{p.relative_to(folder)}:{sha256_file(p)};' for p in files).encode()).hexdigest()
+
+def label_shard(shard:Path|str, # a shard from `split_shards`
+                teacher_dir:Path|str, # a saved cross-encoder
+                out:Path|str, # its labels: a .npy file, with a .json record beside it
+                backend:str='torch', # a name in `LABEL_BACKENDS`
+                onnx:Path|str|None=None, # the teacher's ONNX export (`export_onnx`) for an ONNX backend
+                progress:bool=True)->Path:
+    "Label one shard with the cross-encoder in `teacher_dir`; resumable (chunks in `out`'s .parts folder); the labels' record beside them."
+    from sentence_transformers import CrossEncoder
+    shard, out = Path(shard), Path(out)
+    pairs = read_pairs(shard)
+    predict = teacher(CrossEncoder(str(teacher_dir), device='cpu'), backend=backend, onnx=onnx)
+    parts = out.with_suffix('.parts')
+    scores = label_pairs(predict, pairs, parts, LABEL_CHUNK, progress)['score'].to_numpy()
+    with atomic_write(out, 'wb') as f: np.save(f, scores)
+    rec = dict(pairs=len(pairs), sha256=sha256_file(out), shard=sha256_file(shard), teacher=teacher_digest(teacher_dir), backend=backend)
+    with atomic_write(_record(out)) as f: json.dump(rec, f, indent=1)
+    shutil.rmtree(parts, ignore_errors=True)
+    return out
+
+# %% ../nbs/09_silver.ipynb #a0f588a1
+def shard_ok(out:Path|str, # a shard's labels (.npy)
+             shard:Path|str|None=None # the shard they label (checked too when given)
+            )->bool:
+    "Are `out`'s labels whole: their record exists, their sha256 matches it (and the shard's, when given)?"
+    out = Path(out)
+    try: rec = json.loads(_record(out).read_text(encoding='utf-8'))
+    except (OSError, ValueError): return False
+    if not out.is_file() or sha256_file(out) != rec.get('sha256'): return False
+    return shard is None or (Path(shard).is_file() and sha256_file(shard) == rec.get('shard'))
+
+def gather_shards(shards:list, # the shards, in order (`split_shards`)
+                  labels:list, # their labels, in the same order (`label_shard`)
+                  out:Path|str # the labelled pairs: sentence1, sentence2, score (a file of `PAIR_FORMATS`)
+                 )->pd.DataFrame:
+    "The shards' pairs with their labels, in the original order, written to `out` with a record (`out`.json); damaged labels are an error."
+    if len(shards) != len(labels) or not shards: raise AugsbertError(f"{len(shards)} shards and {len(labels)} label files: give one label file per shard.")
+    if bad := [str(l) for s, l in zip(shards, labels) if not shard_ok(l, s)]:
+        raise AugsbertError(f"labels that do not match their record or shard: {', '.join(bad)}. Rerun the workflow (make label): it labels them again.")
+    recs = [json.loads(_record(Path(l)).read_text(encoding='utf-8')) for l in labels]
+    if len({(r['teacher'], r['backend']) for r in recs}) > 1: raise AugsbertError("the shards were labelled by different teachers or backends.")
+    df = pd.concat([read_pairs(s).assign(score=np.load(l)) for s, l in zip(shards, labels)], ignore_index=True)
+    out = write_pairs(df, out)
+    with atomic_write(_record(out)) as f:
+        json.dump(dict(pairs=len(df), sha256=sha256_file(out), teacher=recs[0]['teacher'], backend=recs[0]['backend'],
+                       shards=[dict(shard=r['shard'], labels=r['sha256']) for r in recs]), f, indent=1)
+    return df

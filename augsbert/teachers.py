@@ -14,14 +14,15 @@ from .cache import frame_key, stage_key, cached_folder, cached_json, artefact_di
 from .data import PairSplits
 from .metrics import evaluate
 from .training import TrainConfig, HEADS, cross_encoder_run, bi_encoder_run, predict_pairs, precision_scope, add_time, write_card, DevCurve
-from .silver import teacher as as_teacher
+from .silver import teacher as as_teacher, export_onnx
 from .protocol import Protocol
 
 # %% auto #0
 __all__ = ['TEACHERS', 'TEACHER_STAGE', 'TEACHER_CODE', 'SEARCH_SETTINGS', 'Teacher', 'Taught', 'register_teacher',
-           'cross_encoder_key', 'get_cross_encoder', 'ce_predict', 'gold_bi_encoder_key', 'get_bi_encoder_model',
-           'teacher_be_config', 'fit_cross_encoder', 'fit_bi_encoder', 'get_teacher', 'teacher_key', 'teacher_gate',
-           'check_search', 'search_teacher_recipe', 'apply_recipe', 'score_predictor', 'teacher_scores']
+           'cross_encoder_key', 'get_cross_encoder', 'ce_predict', 'ce_labeller', 'gold_bi_encoder_key',
+           'get_bi_encoder_model', 'teacher_be_config', 'fit_cross_encoder', 'fit_bi_encoder', 'get_teacher',
+           'teacher_key', 'teacher_gate', 'check_search', 'search_teacher_recipe', 'apply_recipe', 'score_predictor',
+           'teacher_scores']
 
 # %% ../nbs/09b_teachers.ipynb #34c9487c
 @dataclass(frozen=True)
@@ -38,6 +39,7 @@ class Taught:
     model: str          # the base model it was fine-tuned from
     path: str           # the sentence-transformers folder (`CrossEncoder(path)` / `SentenceTransformer(path)`)
     key: str            # its cache key
+    backend: str = 'torch'   # how it labels (a cross-encoder: `Protocol.label_backend`)
 
 # %% ../nbs/09b_teachers.ipynb #cdc0fc7e
 TEACHERS: dict[str, Teacher] = {}
@@ -81,6 +83,17 @@ def ce_predict(model, df:pd.DataFrame, proto:Protocol)->np.ndarray:
     "The cross-encoder's scores of `df` (both orders averaged) at the protocol's `eval_precision`."
     with precision_scope(proto.ce.eval_precision, proto.ce.device): return predict_pairs(model, df)
 
+# %% ../nbs/09b_teachers.ipynb #f112be38
+def ce_labeller(model, # the cross-encoder (from `get_cross_encoder`)
+                key:str, # its cache key
+                proto:Protocol # its `label_backend` decides
+               )->Callable[[pd.DataFrame], np.ndarray]:
+    "`predict(df) -> scores in [0, 1]` of the cross-encoder with the protocol's label backend (an ONNX export is cached by `key`)."
+    if proto.label_backend == 'torch': return lambda df: ce_predict(model, df, proto)
+    ekey = stage_key('onnx', code=TEACHER_CODE, teacher=key, backend=proto.label_backend)
+    cached_folder('onnx', ekey, lambda f: export_onnx(model, f, proto.label_backend), lambda f: (f/'model.onnx').stat())
+    return as_teacher(model, backend=proto.label_backend, onnx=artefact_dir('onnx', ekey)/'model.onnx')
+
 # %% ../nbs/09b_teachers.ipynb #01dee016
 def gold_bi_encoder_key(train:pd.DataFrame, proto:Protocol, model:str|None=None,
                         cfg:TrainConfig|None=None # its training settings (default: the protocol's `be`)
@@ -115,7 +128,7 @@ def teacher_be_config(proto:Protocol)->TrainConfig|None:
 def fit_cross_encoder(train:pd.DataFrame, proto:Protocol, progress:bool=True, timings:dict|None=None)->Taught:
     "The cross-encoder teacher: `teacher_base` fine-tuned as a cross-encoder; scores both orders averaged."
     model, key = get_cross_encoder(train, proto, progress=progress, timings=timings, model=proto.teacher_base)
-    return Taught(lambda df: ce_predict(model, df, proto), proto.teacher_base, str(artefact_dir('cross-encoder', key)), key)
+    return Taught(ce_labeller(model, key, proto), proto.teacher_base, str(artefact_dir('cross-encoder', key)), key, proto.label_backend)
 
 @register_teacher('bi-encoder', 'gold-tuned bi-encoder')
 def fit_bi_encoder(train:pd.DataFrame, proto:Protocol, progress:bool=True, timings:dict|None=None)->Taught:
@@ -227,5 +240,5 @@ def teacher_scores(taught:Taught, # a fine-tuned teacher (`get_teacher`)
                    splits:PairSplits)->dict:
     "The teacher's dev and test scores (×100, the task's metric), the dev threshold (classification) and its test predictions."
     key = stage_key('teacher-scores', code=TEACHER_CODE, teacher=taught.key, dev=frame_key(splits.dev), test=frame_key(splits.test),
-                    task=splits.task)
+                    task=splits.task, **({'backend': taught.backend} if taught.backend != 'torch' else {}))
     return cached_json('teacher-scores', key, lambda: score_predictor(taught.predict, splits))

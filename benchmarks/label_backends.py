@@ -2,11 +2,16 @@
 downstream effect on the student, and the share of the machine's peak.
 
     AUGSBERT_DATA_MIRROR=../shared/data .venv/bin/python benchmarks/label_backends.py \\
-        --teacher <a cross-encoder folder> --out benchmarks/results/label_backends_stsb.json
+        [--teacher <a cross-encoder folder>] --out benchmarks/results/label_backends_stsb.json
+
+Without --teacher, the teacher is the main job's: the packaged MPNet fine-tuned as a cross-encoder on the `cpu`
+profile's 500 STSb gold pairs with the recipe of workflow/config.yaml's main cell (seed 43), from the cache when it
+is there (`augsbert.teachers.get_cross_encoder`; about 5 minutes to train on 2 cores).
 
 Backends, all on the same pairs, interleaved in rounds in one process (the median round counts):
 - `torch-fp32`: today's labeller, `augsbert.training.predict_pairs` (sentence-transformers' `CrossEncoder.predict`,
   which sorts pairs by length and pads each batch to its longest pair);
+- `torch-bf16`: the same under bf16 autocast (`augsbert.training.precision_scope`; fast only on CPUs with bf16 instructions);
 - `torch-int8`: the same after PyTorch's dynamic int8 quantisation of every `nn.Linear` (weights int8, activations
   quantised on the fly);
 - `onnx-fp32` / `onnx-int8`: the model exported to ONNX (`torch.onnx.export`) and run by ONNX Runtime, with the same
@@ -65,10 +70,13 @@ def ort_predictor(ce, path:Path, threads:int, batch_size:int):
     return predict
 
 
-def torch_predictor(model, threads:int, batch_size:int):
+def torch_predictor(model, threads:int, batch_size:int, precision:str='fp32'):
+    from augsbert.training import precision_scope
     def predict(pairs):
         before = torch.get_num_threads(); torch.set_num_threads(threads)
-        try: return np.asarray(model.predict(pairs, batch_size=batch_size, show_progress_bar=False, convert_to_numpy=True)).reshape(-1)
+        try:
+            with precision_scope(precision, 'cpu'):
+                return np.asarray(model.predict(pairs, batch_size=batch_size, show_progress_bar=False, convert_to_numpy=True), dtype=np.float32).reshape(-1)
         finally: torch.set_num_threads(before)
     return predict
 
@@ -96,9 +104,31 @@ def flops_per_forward(config, tokens:float)->float:
     return L * (8 * tokens * d * d + 4 * tokens * d * i + 4 * tokens * tokens * d)
 
 
+def isa()->list:
+    "The CPU's int8 / bf16 / vector instruction sets that decide what int8 and bf16 inference can gain (/proc/cpuinfo)."
+    from augsbert.config import cpu_flags
+    return sorted(f for f in cpu_flags() if f in ('avx2', 'avx512f', 'avx512_vnni', 'avx_vnni', 'avx512_bf16', 'amx_bf16', 'amx_int8'))
+
+
+def main_teacher(gold)->str:
+    "The main job's MPNet cross-encoder (its recipe in workflow/config.yaml, seed 43) trained on `gold`: its cache folder."
+    import yaml
+    from augsbert.cache import artefact_dir
+    from augsbert.config import get_profile
+    from augsbert.methods.in_domain import method_protocol
+    from augsbert.teachers import get_cross_encoder
+    grid = yaml.safe_load((Path(__file__).resolve().parents[1]/'workflow'/'config.yaml').read_text())
+    p = grid['grids']['main']['experiments']['evidence']['runs'][0]['params']
+    cfg = get_profile('cpu', student='static', teacher_model=p['teacher_model'], ce_head=p['ce_head'], ce_lr=float(p['ce_lr']),
+                      ce_epochs=p['ce_epochs'], ce_warmup_ratio=p['ce_warmup_ratio'])
+    proto = method_protocol(cfg, 'stsb', 'augsbert-bm25')
+    _, key = get_cross_encoder(gold, proto, seed=proto.seed + 1, model=proto.teacher_base)
+    return str(artefact_dir('cross-encoder', key))
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument('--teacher', required=True, help='a cross-encoder folder (e.g. a cached MPNet teacher)')
+    ap.add_argument('--teacher', default=None, help="a cross-encoder folder (default: the main job's MPNet teacher, trained or cached)")
     ap.add_argument('--pairs', type=int, default=600, help='silver pairs timed per round')
     ap.add_argument('--batch-size', type=int, default=32)
     ap.add_argument('--rounds', type=int, default=3)
@@ -108,7 +138,7 @@ def main():
     for name in ('pairs', 'batch_size', 'rounds'):
         if getattr(a, name) < 1: ap.error(f"--{name.replace('_', '-')} must be at least 1, got {getattr(a, name)}.")
     if a.seeds < 0: ap.error(f"--seeds must be 0 (skip the student) or more, got {a.seeds}.")
-    if not (Path(a.teacher)/'config.json').is_file():
+    if a.teacher is not None and not (Path(a.teacher)/'config.json').is_file():
         ap.error(f"--teacher {a.teacher}: not a saved cross-encoder folder (no config.json). Pass a folder written by "
                  "CrossEncoder.save, e.g. a cached teacher under $AUGSBERT_CACHE/artefacts/cross-encoder/<key>.")
     from sentence_transformers import CrossEncoder
@@ -122,6 +152,7 @@ def main():
     gold = cap_pairs(sp.train, cfg['max_train_pairs'])
     silver_pairs = sample_bm25(gold, top_k=cfg['top_k'], progress=False)
     timed = silver_pairs.iloc[:a.pairs].reset_index(drop=True)
+    if a.teacher is None: a.teacher = main_teacher(gold)
     ce = CrossEncoder(a.teacher, device='cpu'); ce.eval()
     card = json.loads((Path(a.teacher)/'augsbert.json').read_text()) if (Path(a.teacher)/'augsbert.json').exists() else {}
     work = Path(tempfile.mkdtemp())
@@ -132,11 +163,12 @@ def main():
     onnx8pc = work/'model-int8-pc.onnx'; quantize_dynamic(str(onnx32), str(onnx8pc), weight_type=QuantType.QInt8, per_channel=True, reduce_range=True)
     q8 = torch.ao.quantization.quantize_dynamic(ce, {torch.nn.Linear}, dtype=torch.qint8)
     bs = a.batch_size
-    backends = {'torch-fp32': torch_predictor(ce, 2, bs), 'torch-int8': torch_predictor(q8, 2, bs),
+    backends = {'torch-fp32': torch_predictor(ce, 2, bs), 'torch-bf16': torch_predictor(ce, 2, bs, 'bf16'), 'torch-int8': torch_predictor(q8, 2, bs),
                 'onnx-fp32': ort_predictor(ce, onnx32, 2, bs), 'onnx-int8': ort_predictor(ce, onnx8, 2, bs),
                 'onnx-int8 per-channel': ort_predictor(ce, onnx8pc, 2, bs)}
     backends.update({'torch-fp32 1 thread': torch_predictor(ce, 1, bs), 'onnx-int8 1 thread': ort_predictor(ce, onnx8, 1, bs)})
     for f in backends.values(): both_orders(f, timed.iloc[:64])                           # warm-up
+    peak_before = matmul_peak()                                                            # the peak, before and after the rounds (the higher counts)
     times, labels = {k: [] for k in backends}, {}
     for r in range(a.rounds):
         for k, f in backends.items():
@@ -146,15 +178,16 @@ def main():
     ref = labels['torch-fp32']
     tok = np.array([len(ce.tokenizer(s1, s2, truncation=True, max_length=ce.max_length or 512)['input_ids'])
                     for s1, s2 in zip(timed['sentence1'], timed['sentence2'])])
-    peak = matmul_peak()
+    peak_after = matmul_peak(); peak = max(peak_before, peak_after)
     fpp = 2 * flops_per_forward(ce[0].auto_model.config, tok.mean())   # both orders
     res = dict(teacher=dict(path=a.teacher, card=card), pairs=len(timed), batch_size=bs, rounds=a.rounds, machine=machine(),
-               torch=torch.__version__, export_seconds=export_s,
+               torch=torch.__version__, export_seconds=export_s, isa=isa(),
                sizes_mb={'torch-fp32': sum(p.numel() * p.element_size() for p in ce.parameters()) / 2**20,
                          'onnx-fp32': onnx32.stat().st_size / 2**20, 'onnx-int8': onnx8.stat().st_size / 2**20,
                          'onnx-int8 per-channel': onnx8pc.stat().st_size / 2**20},
                peak_rss_mb=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
                mean_tokens_per_pair=float(tok.mean()), gflop_per_pair=fpp / 1e9, matmul_peak_gflops=peak,
+               matmul_peak_tries=dict(before=peak_before, after=peak_after),
                backends={k: dict(pairs_per_s=len(timed) / t, speedup=med['torch-fp32'] / t,
                                  max_abs_diff=float(np.abs(labels[k] - ref).max()), mean_abs_diff=float(np.abs(labels[k] - ref).mean()),
                                  share_of_peak=len(timed) / t * fpp / 1e9 / peak) for k, t in med.items()})
@@ -163,7 +196,7 @@ def main():
         from augsbert.methods.in_domain import method_protocol, seed_results
         from augsbert.statistics import paired_bootstrap
         proto = method_protocol(dict(cfg, seeds=a.seeds), 'stsb', 'augsbert-bm25')
-        full = {k: both_orders(backends[k], silver_pairs) for k in ('torch-fp32', 'torch-int8', 'onnx-fp32', 'onnx-int8', 'onnx-int8 per-channel')}
+        full = {k: both_orders(backends[k], silver_pairs) for k in ('torch-fp32', 'torch-bf16', 'torch-int8', 'onnx-fp32', 'onnx-int8', 'onnx-int8 per-channel')}
         preds = {}
         for k, s in full.items():
             train = pd.concat([gold, silver_pairs.assign(score=s)], ignore_index=True)

@@ -38,6 +38,8 @@ def results(tmp_path_factory):
     make_cross_encoder(DEFAULT_MODEL).save(str(out/'teacher'))      # an untrained MiniLM cross-encoder: backends, not quality
     _run('label_backends.py', '--teacher', str(out/'teacher'), '--pairs', '24', '--rounds', '1', '--seeds', '0',
          '--out', str(out/'label_backends_stsb.json'))
+    _run('encode_backends.py', '--model', DEFAULT_MODEL, '--sentences', '32', '--rounds', '1', '--gold-pairs', '20', '--test-pairs', '30',
+         '--out', str(out/'encode_backends_stsb.json'))
     return out
 
 def test_bm25_benchmark_checks_parity(results):
@@ -68,11 +70,20 @@ def test_labelling_is_the_raw_loop_s_numbers(results):
 
 def test_label_backends_agree_with_fp32(results):
     r = json.loads((results/'label_backends_stsb.json').read_text())
-    assert r['pairs'] == 24 and {'torch-fp32', 'torch-int8', 'onnx-fp32', 'onnx-int8', 'onnx-int8 per-channel'} <= set(r['backends'])
+    assert r['pairs'] == 24 and {'torch-fp32', 'torch-bf16', 'torch-int8', 'onnx-fp32', 'onnx-int8', 'onnx-int8 per-channel'} <= set(r['backends'])
+    assert isinstance(r['isa'], list) and set(r['matmul_peak_tries']) == {'before', 'after'}
     b = r['backends']
     assert b['torch-fp32']['max_abs_diff'] == 0 and b['onnx-fp32']['max_abs_diff'] < 1e-4      # the same model in another engine
     assert all(v['pairs_per_s'] > 0 and v['share_of_peak'] > 0 for v in b.values()) and r['matmul_peak_gflops'] > 0
     assert 0 < b['torch-int8']['max_abs_diff'] < 0.5                                          # int8 changes the labels, a little
+
+def test_encode_backends_agree_with_fp32(results):
+    r = json.loads((results/'encode_backends_stsb.json').read_text())
+    b = r['backends']
+    assert {'torch-fp32', 'onnx-fp32', 'onnx-int8', 'onnx-int8 per-channel'} == set(b) and r['setup']['test_pairs'] == 30
+    assert b['torch-fp32']['min_cosine_to_fp32'] > 0.9999 and b['torch-fp32']['top5_overlap_with_fp32'] == 1.0
+    assert b['onnx-fp32']['min_cosine_to_fp32'] > 0.9999 and abs(b['onnx-fp32']['delta_rho']['diff']) < 0.01   # the same model in another engine
+    assert 0.5 < b['onnx-int8 per-channel']['mean_cosine_to_fp32'] <= 1.0 + 1e-6
 
 def test_label_backends_refuses_a_folder_that_is_no_teacher(tmp_path, capsys):
     assert _run('label_backends.py', '--teacher', str(tmp_path), check=False) == 2
@@ -87,6 +98,7 @@ def test_the_report_has_a_row_per_target(results, reports):
     assert 'BM25 top-5 of every sts-es training sentence (400)' in md and 'recall@5' in md and 'raw forward loop' in md
     assert 'exponent ≤ 1.3' in md and 'Missing results: bm25_quora.json, cached_rerun.json' in md
     assert '## Labelling backends' in md and '| onnx-int8 per-channel |' in md and 'Δρ not measured (--seeds 0)' in md
+    assert '## Encoding backends' in md and 'top-5 neighbours shared with fp32' in md
     assert (reports/'figures'/'performance_growth.png').exists()
     for line in md.splitlines():                                   # every target not met says by how much and why
         if '| **no** |' in line: assert line.split('|')[5].strip(), line

@@ -17,7 +17,7 @@ from ..silver import label_pairs, LABEL_CHUNK
 from ..students import make_student, student_title
 from ..training import bi_encoder_run, bi_encoder_scores, precision_scope, add_time
 from ..protocol import Protocol
-from ..teachers import get_cross_encoder, ce_predict, get_bi_encoder_model, teacher_gate
+from ..teachers import get_cross_encoder, ce_predict, ce_labeller, get_bi_encoder_model, teacher_gate
 from ..statistics import task_metric, compare, score_ci
 
 # %% auto #0
@@ -246,12 +246,13 @@ def silver_target(source:PairSplits, # the source (its train split: the teacher'
     key = stage_key('da-silver', code=('augsbert.training', 'augsbert.models', 'augsbert.silver', silver_target),
                     source=frame_key(source_train), source_dev=frame_key(source.dev), source_task=source.task,
                     pairs=frame_key(pairs), model=proto.cross_encoder, ce={k: v for k, v in proto.ce.as_dict().items() if k != 'device'},
-                    head=proto.ce_head, hidden=proto.ce_hidden, seed=seed, label_mode=cfg.label_mode)
+                    head=proto.ce_head, hidden=proto.ce_hidden, seed=seed, label_mode=cfg.label_mode,
+                    **({'backend': proto.label_backend} if proto.label_backend != 'torch' else {}))
     folder = artefact_dir('da-silver', key)
     def compute():
-        model, _ = get_cross_encoder(source_train, proto, seed, progress, timings)
+        model, mkey = get_cross_encoder(source_train, proto, seed, progress, timings)
         t0 = time.time()
-        lab = label_pairs(lambda df: ce_predict(model, df, proto), pairs, folder/'labels', LABEL_CHUNK, progress)
+        lab = label_pairs(ce_labeller(model, mkey, proto), pairs, folder/'labels', LABEL_CHUNK, progress)
         add_time(timings, 'silver labelling', t0)
         thr = None
         if cfg.label_mode == 'threshold':

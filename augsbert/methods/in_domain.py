@@ -31,10 +31,10 @@ from ..augmenters import synonym_augment
 
 # %% auto #0
 __all__ = ['SETTINGS_FAMILY', 'SILVER_POOLS', 'SILVER_LABELS', 'LABELS_FAMILY', 'METHODS', 'STAGE_CODE', 'CONTROLS',
-           'calibrate_labels', 'Method', 'register_method', 'get_method', 'method_protocol', 'get_silver', 'keep_model',
-           'seed_results', 'Cell', 'run_bert', 'run_sbert', 'run_nlpaug', 'silver_summary', 'pool_sentences',
-           'check_silver', 'run_augsbert', 'summarise', 'run_method', 'measure_throughput', 'sign_models',
-           'control_pairs', 'evidence_cell', 'paper_effect', 'evidence_statistics']
+           'calibrate_labels', 'Method', 'register_method', 'get_method', 'method_protocol', 'labels_with_backend',
+           'get_silver', 'keep_model', 'seed_results', 'Cell', 'run_bert', 'run_sbert', 'run_nlpaug', 'silver_summary',
+           'pool_sentences', 'check_silver', 'run_augsbert', 'summarise', 'run_method', 'measure_throughput',
+           'sign_models', 'control_pairs', 'evidence_cell', 'paper_effect', 'evidence_statistics']
 
 # %% ../../nbs/10_methods.ipynb #2fab1f52
 SETTINGS_FAMILY = register_settings('nlpaug', dict(   # this method's keys: types here, defaults in settings.ini [method nlpaug]
@@ -138,6 +138,10 @@ STAGE_CODE = {
 }
 
 # %% ../../nbs/10_methods.ipynb #e672d89e
+def labels_with_backend(proto:Protocol)->bool:
+    "Does the protocol's teacher label with a non-default backend (a cross-encoder teacher with `label_backend` other than 'torch')?"
+    return (proto.teacher or 'cross-encoder') == 'cross-encoder' and proto.label_backend != 'torch'
+
 def get_silver(sampler:str, # a name in `SAMPLERS`
                splits:PairSplits, # the data set (dev sets the classification threshold)
                train:pd.DataFrame, # the gold training pairs
@@ -150,7 +154,7 @@ def get_silver(sampler:str, # a name in `SAMPLERS`
     unlabelled = list(unlabelled)
     mode = proto.options.get('silver_labels', 'dev-f1') if splits.task == 'classification' else None
     key = stage_key('silver', code=STAGE_CODE['silver'] + (get_silver,), sampler=sampler, size=size,
-                    teacher=teacher_key(train, proto), data=frame_key(train), task=splits.task, dev=frame_key(splits.dev),
+                    teacher=teacher_key(train, proto) + ([proto.label_backend] if labels_with_backend(proto) else []), data=frame_key(train), task=splits.task, dev=frame_key(splits.dev),
                     labels=mode, seed=proto.seed, **({'gold_sbert': [proto.bi_encoder, proto.key_fields()['be']]} if s.needs_model else {}),
                     **({'unlabelled': frame_key(pd.DataFrame(dict(s=unlabelled)))} if unlabelled else {}))
     folder = artefact_dir('silver', key)
