@@ -115,6 +115,16 @@ def test_silver_only_run_labels_but_trains_no_bi_encoder(env, tiny, monkeypatch)
     with pytest.raises(AugsbertError, match='silver_only=True needs an AugSBERT method'):
         _run(tiny, 'sbert', silver_only=True)
 
+def test_label_backend_onnx_labels_like_torch(env, tiny):
+    "-p label_backend=onnx: the teacher's silver labels from its ONNX export, the same as PyTorch's, and the run records the backend."
+    ref = read_json(_run(tiny, 'augsbert-rs', silver_only=True)/'metrics.json')
+    out = _run(tiny, 'augsbert-rs', silver_only=True, label_backend='onnx')
+    m = read_json(out/'metrics.json')
+    assert read_json(out/'params.json')['label_backend'] == 'onnx' and ref['silver']['pairs'] == m['silver']['pairs'] > 0
+    assert abs(m['silver']['mean_score'] - ref['silver']['mean_score']) < 1e-5
+    with pytest.raises(AugsbertError, match="unknown label_backend 'tensorrt'"):
+        _run(tiny, 'augsbert-rs', silver_only=True, label_backend='tensorrt')
+
 def test_dev_curves_and_figure6(env, tiny, monkeypatch):
     out = _run(tiny, 'sbert', seeds=3, curve_points='0.25,0.5')
     m = read_json(out/'metrics.json')
