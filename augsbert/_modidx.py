@@ -125,6 +125,7 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                  'augsbert.config.project_root': ('config.html#project_root', 'augsbert/config.py'),
                                  'augsbert.config.register_settings': ('config.html#register_settings', 'augsbert/config.py'),
                                  'augsbert.config.reports_dir': ('config.html#reports_dir', 'augsbert/config.py'),
+                                 'augsbert.config.resolve_label_backend': ('config.html#resolve_label_backend', 'augsbert/config.py'),
                                  'augsbert.config.resolve_precision': ('config.html#resolve_precision', 'augsbert/config.py'),
                                  'augsbert.config.sha256_file': ('config.html#sha256_file', 'augsbert/config.py'),
                                  'augsbert.config.unknown_name': ('config.html#unknown_name', 'augsbert/config.py'),

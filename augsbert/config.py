@@ -13,7 +13,8 @@ __all__ = ['SETTINGS', 'PROFILE_KEYS', 'PROFILE_PREFIX', 'METHOD_PREFIX', 'DEFAU
            'LABEL_BACKENDS', 'BF16_CPU_FLAGS', 'AugsbertError', 'DataError', 'ChecksumError', 'UnknownNameError',
            'OfflineError', 'unknown_name', 'project_root', 'mirror_dirs', 'cache_dir', 'reports_dir', 'workspace_dir',
            'is_offline', 'family_settings', 'in_bounds', 'check_bounds', 'load_profiles', 'cpu_flags',
-           'resolve_precision', 'get_profile', 'register_settings', 'sha256_file', 'atomic_write', 'atomic_dir']
+           'resolve_precision', 'resolve_label_backend', 'get_profile', 'register_settings', 'sha256_file',
+           'atomic_write', 'atomic_dir']
 
 # %% ../nbs/00_config.ipynb #6c877a44
 class AugsbertError(Exception):
@@ -100,7 +101,7 @@ SETTINGS = {  # family -> {key: type}; a key belongs to exactly one family
         max_train_pairs=int,    # cap on gold training pairs (0: all)
         seeds=int,              # number of seeds per configuration
         eval_precision=str,     # predictions (dev/test scores, silver labels): 'fp32', 'bf16' autocast or 'auto' (per machine; training stays fp32)
-        label_backend=str,      # how a cross-encoder teacher labels: 'torch' (PyTorch at eval_precision), 'onnx' or 'onnx-int8' (ONNX Runtime; augsbert.silver)
+        label_backend=str,      # how a cross-encoder teacher labels: 'torch' (PyTorch at eval_precision), 'onnx' or 'onnx-int8' (ONNX Runtime; augsbert.silver), 'auto' (per machine)
     ),
     'models': dict(
         bi_encoder=str,         # model name for bi-encoders (SBERT)
@@ -254,6 +255,15 @@ def resolve_precision(precision:str, # 'fp32', 'bf16' or 'auto'
     if not str(device).startswith('cpu'): return 'fp32'
     return 'bf16' if set(BF16_CPU_FLAGS) & (cpu_flags() if flags is None else flags) else 'fp32'
 
+def resolve_label_backend(backend:str, # a name in `LABEL_BACKENDS` or 'auto'
+                          precision:str, # the resolved prediction precision (`resolve_precision`)
+                          device:str='cpu' # the device predictions run on
+                         )->str:
+    "`backend` itself, or for 'auto' PyTorch where predictions run in bf16 or off the CPU, and ONNX Runtime (fp32) on other CPUs."
+    if backend not in (*LABEL_BACKENDS, 'auto'): raise unknown_name('label_backend', backend, (*LABEL_BACKENDS, 'auto'))
+    if backend != 'auto': return backend
+    return 'torch' if precision == 'bf16' or not str(device).startswith('cpu') else 'onnx'
+
 # %% ../nbs/00_config.ipynb #11b0d9f0
 def get_profile(name:str, # profile name: 'smoke', 'cpu', 'paper', or one you add to settings.ini
                 path=None, # settings.ini to read (default: the project's)
@@ -273,8 +283,8 @@ def get_profile(name:str, # profile name: 'smoke', 'cpu', 'paper', or one you ad
         elif typ is float and isinstance(v, int) and not isinstance(v, bool): prof[k] = float(v)
         else: prof[k] = _parse(k, str(v), typ, where=f"-p {k}={v}")
     prof = check_bounds(prof)
-    if prof['label_backend'] not in LABEL_BACKENDS: raise unknown_name('label_backend', prof['label_backend'], LABEL_BACKENDS)
-    return {**prof, 'eval_precision': resolve_precision(prof['eval_precision'], prof['device'])}
+    precision = resolve_precision(prof['eval_precision'], prof['device'])
+    return {**prof, 'eval_precision': precision, 'label_backend': resolve_label_backend(prof['label_backend'], precision, prof['device'])}
 
 # %% ../nbs/00_config.ipynb #f6cf349a
 def register_settings(family:str, # the family's name (its optional section: `[method FAMILY]`)

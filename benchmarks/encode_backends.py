@@ -5,6 +5,7 @@ teacher also speed up the bi-encoder teacher and the semantic-search sampler, an
 
 Backends, on the same sentences, interleaved in `--rounds` rounds in one process (the median round counts), 2 threads:
 - `torch-fp32`: `SentenceTransformer.encode` (sorted by length, padded per batch) — what the library does;
+- `torch-bf16`: the same under bf16 autocast (`eval_precision = bf16`; fast only on CPUs with bf16 instructions);
 - `onnx-fp32` / `onnx-int8` / `onnx-int8 per-channel`: the whole module stack (transformer, pooling, normalisation)
   exported with `torch.onnx.export` and run by ONNX Runtime in the same length-sorted batches; int8 is ONNX Runtime's
   dynamic quantisation, per-channel in a 7-bit range as `augsbert.silver.export_onnx` does for `onnx-int8`.
@@ -51,10 +52,13 @@ def ort_encoder(model, path:Path, threads:int, batch_size:int):
     return encode
 
 
-def torch_encoder(model, threads:int, batch_size:int):
+def torch_encoder(model, threads:int, batch_size:int, precision:str='fp32'):
+    from augsbert.training import precision_scope
     def encode(sents):
         before = torch.get_num_threads(); torch.set_num_threads(threads)
-        try: return model.encode(sents, batch_size=batch_size, convert_to_numpy=True, show_progress_bar=False)
+        try:
+            with precision_scope(precision, 'cpu'):
+                return np.asarray(model.encode(sents, batch_size=batch_size, convert_to_numpy=True, show_progress_bar=False), dtype=np.float32)
         finally: torch.set_num_threads(before)
     return encode
 
@@ -95,7 +99,7 @@ def main():
     onnx8 = work/'enc-int8.onnx'; quantize_dynamic(str(onnx32), str(onnx8), weight_type=QuantType.QInt8)
     onnx8pc = work/'enc-int8-pc.onnx'; quantize_dynamic(str(onnx32), str(onnx8pc), weight_type=QuantType.QInt8, per_channel=True, reduce_range=True)
     bs = a.batch_size
-    backends = {'torch-fp32': torch_encoder(model, 2, bs), 'onnx-fp32': ort_encoder(model, onnx32, 2, bs),
+    backends = {'torch-fp32': torch_encoder(model, 2, bs), 'torch-bf16': torch_encoder(model, 2, bs, 'bf16'), 'onnx-fp32': ort_encoder(model, onnx32, 2, bs),
                 'onnx-int8': ort_encoder(model, onnx8, 2, bs), 'onnx-int8 per-channel': ort_encoder(model, onnx8pc, 2, bs)}
     for f in backends.values(): f(timed[:64])                                                   # warm-up
     times = {k: [] for k in backends}

@@ -80,7 +80,7 @@ def test_label_backends_agree_with_fp32(results):
 def test_encode_backends_agree_with_fp32(results):
     r = json.loads((results/'encode_backends_stsb.json').read_text())
     b = r['backends']
-    assert {'torch-fp32', 'onnx-fp32', 'onnx-int8', 'onnx-int8 per-channel'} == set(b) and r['setup']['test_pairs'] == 30
+    assert {'torch-fp32', 'torch-bf16', 'onnx-fp32', 'onnx-int8', 'onnx-int8 per-channel'} == set(b) and r['setup']['test_pairs'] == 30
     assert b['torch-fp32']['min_cosine_to_fp32'] > 0.9999 and b['torch-fp32']['top5_overlap_with_fp32'] == 1.0
     assert b['onnx-fp32']['min_cosine_to_fp32'] > 0.9999 and abs(b['onnx-fp32']['delta_rho']['diff']) < 0.01   # the same model in another engine
     assert 0.5 < b['onnx-int8 per-channel']['mean_cosine_to_fp32'] <= 1.0 + 1e-6
