@@ -100,7 +100,7 @@ SETTINGS = {  # family -> {key: type}; a key belongs to exactly one family
         datasets=list,          # the data sets an experiment loops over
         max_train_pairs=int,    # cap on gold training pairs (0: all)
         seeds=int,              # number of seeds per configuration
-        eval_precision=str,     # predictions (dev/test scores, silver labels): 'fp32', 'bf16' autocast or 'auto' (per machine; training stays fp32)
+        eval_precision=str,     # predictions (dev/test scores, silver labels, semantic-search encoding): 'fp32', 'bf16' autocast or 'auto' (per machine; training stays fp32)
         label_backend=str,      # how a cross-encoder teacher labels: 'torch' (PyTorch at eval_precision), 'onnx' or 'onnx-int8' (ONNX Runtime; augsbert.silver), 'auto' (per machine)
     ),
     'models': dict(

@@ -15,7 +15,7 @@ from ..config import AugsbertError, unknown_name, register_settings
 from ..cache import frame_key, stage_key, artefact_dir, cached_json, cached_folder
 from ..data import PairSplits
 from ..metrics import best_threshold, trivial_baselines
-from ..training import DevCurve, bi_encoder_run, cross_encoder_run, make_cross_encoder, add_time, write_card
+from ..training import precision_scope, DevCurve, bi_encoder_run, cross_encoder_run, make_cross_encoder, add_time, write_card
 from ..seed_optimisation import seed_optimise
 from ..sampling import SAMPLERS, check_silver_memory
 from ..silver import label_pairs, LABEL_CHUNK
@@ -161,8 +161,9 @@ def get_silver(sampler:str, # a name in `SAMPLERS`
     def compute():
         predict = get_teacher(train, proto, progress, timings).predict
         t0 = time.time()
-        cand = s.draw(train, size, get_bi_encoder_model(train, proto, progress) if s.needs_model else None, proto.seed, progress,
-                      unlabelled)
+        with precision_scope(proto.be.eval_precision, proto.be.device):   # semantic search encodes at the prediction precision
+            cand = s.draw(train, size, get_bi_encoder_model(train, proto, progress) if s.needs_model else None, proto.seed, progress,
+                          unlabelled)
         add_time(timings, 'sampling', t0); t0 = time.time()
         labelled = label_pairs(predict, cand, folder/'labels', LABEL_CHUNK, progress)
         add_time(timings, 'silver labelling', t0)
