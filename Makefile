@@ -130,9 +130,9 @@ paper:
 ## its own job with the cross-encoder in TEACHER (CORES shards at once here; SNAKEMAKE_PROFILE=workflow/profiles/slurm:
 ## one sbatch job per shard) and gathers the labels into OUT. Resumable per shard; a damaged shard is labelled again.
 SHARDS  ?= $(CORES)
-BACKEND ?= torch
+BACKEND ?= auto
 label: install
-	@test -n "$(PAIRS)" -a -n "$(TEACHER)" -a -n "$(OUT)" || { echo "usage: make label PAIRS=pairs.tsv TEACHER=<a saved cross-encoder> OUT=silver.tsv [SHARDS=n] [BACKEND=torch|onnx|onnx-int8]"; exit 2; }
+	@test -n "$(PAIRS)" -a -n "$(TEACHER)" -a -n "$(OUT)" || { echo "usage: make label PAIRS=pairs.tsv TEACHER=<a saved cross-encoder> OUT=silver.tsv [SHARDS=n] [BACKEND=auto|torch|onnx|onnx-int8]"; exit 2; }
 	$(BIN)/snakemake --snakefile workflow/label.smk --profile $(SNAKEMAKE_PROFILE) --cores $(CORES) \
 	    --config pairs=$(PAIRS) teacher=$(TEACHER) out=$(OUT) shards=$(SHARDS) backend=$(BACKEND) $(SNAKEMAKE_ARGS)
 

@@ -269,7 +269,7 @@ def cmd_label(args)->None:
         print(silver.export_onnx(CrossEncoder(args.teacher, device='cpu'), lay['onnx'].parent, args.backend)); return
     if args.shard is None or not 0 <= args.shard < args.shards: raise AugsbertError(f"--shard must be from 0 to {args.shards - 1}, got {args.shard}.")
     print(silver.label_shard(lay['shards'][args.shard], args.teacher, lay['labels'][args.shard], args.backend,
-                             lay['onnx'] if args.backend != 'torch' else None))
+                             lay['onnx'] if args.backend != 'torch' else None, precision=args.precision))
 
 # %% ../nbs/06_cli.ipynb #d06cb691
 class _Parser(argparse.ArgumentParser):
@@ -322,6 +322,7 @@ def build_parser()->argparse.ArgumentParser:
     lb.add_argument('--shard', type=int, help='shard: which one (from 0)')
     lb.add_argument('--teacher', help='export, shard: a saved cross-encoder folder')
     lb.add_argument('--backend', default='torch', help='export, shard: torch, onnx or onnx-int8')
+    lb.add_argument('--precision', default='fp32', help="shard: fp32 or bf16 (the torch backend's autocast)")
     lb.add_argument('--out', help='gather: the labelled pairs (sentence1, sentence2, score)')
     lb.set_defaults(func=cmd_label)
     return p

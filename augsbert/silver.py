@@ -184,16 +184,21 @@ def label_shard(shard:Path|str, # a shard from `split_shards`
                 out:Path|str, # its labels: a .npy file, with a .json record beside it
                 backend:str='torch', # a name in `LABEL_BACKENDS`
                 onnx:Path|str|None=None, # the teacher's ONNX export (`export_onnx`) for an ONNX backend
-                progress:bool=True)->Path:
+                progress:bool=True,
+                precision:str='fp32' # 'fp32' or 'bf16' (autocast) for the 'torch' backend
+               )->Path:
     "Label one shard with the cross-encoder in `teacher_dir`; resumable (chunks in `out`'s .parts folder); the labels' record beside them."
     from sentence_transformers import CrossEncoder
     shard, out = Path(shard), Path(out)
     pairs = read_pairs(shard)
-    predict = teacher(CrossEncoder(str(teacher_dir), device='cpu'), backend=backend, onnx=onnx)
+    if precision not in ('fp32', 'bf16'): raise unknown_name('precision', precision, ('fp32', 'bf16'))
+    precision = precision if backend == 'torch' else 'fp32'          # ONNX Runtime runs the graph in its own precision
+    predict = teacher(CrossEncoder(str(teacher_dir), device='cpu'), precision, 'cpu', backend, onnx)
     parts = out.with_suffix('.parts')
     scores = label_pairs(predict, pairs, parts, LABEL_CHUNK, progress)['score'].to_numpy()
     with atomic_write(out, 'wb') as f: np.save(f, scores)
-    rec = dict(pairs=len(pairs), sha256=sha256_file(out), shard=sha256_file(shard), teacher=teacher_digest(teacher_dir), backend=backend)
+    rec = dict(pairs=len(pairs), sha256=sha256_file(out), shard=sha256_file(shard), teacher=teacher_digest(teacher_dir), backend=backend,
+               precision=precision)
     with atomic_write(_record(out)) as f: json.dump(rec, f, indent=1)
     shutil.rmtree(parts, ignore_errors=True)
     return out
@@ -218,10 +223,11 @@ def gather_shards(shards:list, # the shards, in order (`split_shards`)
     if bad := [str(l) for s, l in zip(shards, labels) if not shard_ok(l, s)]:
         raise AugsbertError(f"labels that do not match their record or shard: {', '.join(bad)}. Rerun the workflow (make label): it labels them again.")
     recs = [json.loads(_record(Path(l)).read_text(encoding='utf-8')) for l in labels]
-    if len({(r['teacher'], r['backend']) for r in recs}) > 1: raise AugsbertError("the shards were labelled by different teachers or backends.")
+    if len({(r['teacher'], r['backend'], r.get('precision')) for r in recs}) > 1:
+        raise AugsbertError("the shards were labelled by different teachers, backends or precisions.")
     df = pd.concat([read_pairs(s).assign(score=np.load(l)) for s, l in zip(shards, labels)], ignore_index=True)
     out = write_pairs(df, out)
     with atomic_write(_record(out)) as f:
-        json.dump(dict(pairs=len(df), sha256=sha256_file(out), teacher=recs[0]['teacher'], backend=recs[0]['backend'],
+        json.dump(dict(pairs=len(df), sha256=sha256_file(out), teacher=recs[0]['teacher'], backend=recs[0]['backend'], precision=recs[0].get('precision'),
                        shards=[dict(shard=r['shard'], labels=r['sha256']) for r in recs]), f, indent=1)
     return df

@@ -35,7 +35,7 @@ def toy(tmp_path_factory):
     pairs = toy_pairs(30)[['sentence1', 'sentence2']]
     write_pairs(pairs, tmp/'pairs.tsv')
     whole = label_pairs(teacher(CrossEncoder(str(tmp/'ce'), device='cpu')), pairs, progress=False)
-    return tmp, whole, dict(pairs=tmp/'pairs.tsv', teacher=tmp/'ce', out=tmp/'silver.tsv', shards=3)
+    return tmp, whole, dict(pairs=tmp/'pairs.tsv', teacher=tmp/'ce', out=tmp/'silver.tsv', shards=3, backend='torch', precision='fp32')
 
 
 def test_sharded_equals_unsharded_and_a_damaged_shard_is_relabelled(toy):
@@ -46,7 +46,7 @@ def test_sharded_equals_unsharded_and_a_damaged_shard_is_relabelled(toy):
     pd.testing.assert_frame_equal(got[['sentence1', 'sentence2']], whole[['sentence1', 'sentence2']])
     np.testing.assert_allclose(got['score'], whole['score'], atol=1e-6, rtol=0)
     record = json.loads((tmp/'silver.json').read_text())
-    assert record['pairs'] == 30 and len(record['shards']) == 3 and record['backend'] == 'torch'
+    assert record['pairs'] == 30 and len(record['shards']) == 3 and (record['backend'], record['precision']) == ('torch', 'fp32')
     labels = sorted((tmp/'cache'/'labels').glob('*/labels/labels-*.npy'))
     assert [p.name for p in labels] == ['labels-0000.npy', 'labels-0001.npy', 'labels-0002.npy']
     before = {p.name: p.stat().st_mtime_ns for p in labels}
@@ -88,7 +88,8 @@ def test_slurm_dry_run_shows_one_job_per_shard(toy, tmp_path):
 
 @pytest.mark.parametrize('change, message', [
     (dict(teacher='nowhere'), 'not a saved cross-encoder folder'),
-    (dict(backend='openvino'), 'use one of torch, onnx, onnx-int8'),
+    (dict(backend='openvino'), "unknown label_backend 'openvino'"),
+    (dict(precision='fp16'), "unknown eval_precision 'fp16'"),
     (dict(shards=0), 'at least 1'),
 ])
 def test_bad_config_is_refused_before_anything_runs(toy, tmp_path, change, message):
@@ -97,6 +98,15 @@ def test_bad_config_is_refused_before_anything_runs(toy, tmp_path, change, messa
     assert r.returncode != 0 and message in r.stdout + r.stderr, r.stdout + r.stderr
     assert not (tmp_path/'cache'/'labels').exists()
 
+
+def test_the_default_backend_is_the_cpu_profiles(toy, tmp_path):
+    "backend=auto (the default): what the `cpu` profile's label_backend = auto resolves to on this machine."
+    from augsbert.config import resolve_precision, resolve_label_backend
+    _, _, config = toy
+    config = {k: v for k, v in config.items() if k not in ('backend', 'precision')}
+    r = snakemake(tmp_path, '--dry-run', config=dict(config, out=tmp_path/'s.tsv'))
+    prec = resolve_precision('auto'); backend = resolve_label_backend('auto', prec)
+    assert r.returncode == 0 and f"backend {backend} ({prec if backend == 'torch' else 'fp32'})" in r.stderr, r.stdout + r.stderr
 
 def test_too_many_shards_fail_in_split_with_a_clear_message(toy, tmp_path):
     _, _, config = toy

@@ -1,6 +1,6 @@
 # Silver labelling in shards (issue 31): split the pairs -> label every shard (one job each) -> gather the labels.
 #
-#   make label PAIRS=pairs.tsv TEACHER=<a saved cross-encoder> OUT=silver.tsv [SHARDS=8] [BACKEND=onnx-int8]
+#   make label PAIRS=pairs.tsv TEACHER=<a saved cross-encoder> OUT=silver.tsv [SHARDS=8] [BACKEND=auto|torch|onnx|onnx-int8]
 #   snakemake --snakefile workflow/label.smk --profile workflow/profiles/local --cores 2 \
 #             --config pairs=pairs.tsv teacher=<folder> out=silver.tsv shards=8 backend=onnx-int8
 #   snakemake --snakefile workflow/label.smk --profile workflow/profiles/slurm --config … shards=64   (one sbatch job per shard)
@@ -8,8 +8,10 @@
 # pairs: a file with columns sentence1 and sentence2 (.tsv, .csv, .parquet or .jsonl; augsbert.silver.read_pairs);
 # teacher: a folder written by CrossEncoder.save (e.g. one a run made: `augsbert export RUN DEST`); out: the labelled
 # pairs (sentence1, sentence2, score) in the format of its suffix, with a record out.json (sha256 of the file, of every
-# shard and its labels, the teacher's digest, the backend). backend: torch (default), onnx or onnx-int8
-# (augsbert.silver.export_onnx; exported once, by its own job, before the shards). threads: per shard job (default 1,
+# shard and its labels, the teacher's digest, the backend). backend: auto (default: as the `cpu` profile, PyTorch in bf16
+# on a CPU with bf16 instructions, else ONNX Runtime fp32; augsbert.config.resolve_label_backend), torch, onnx or
+# onnx-int8 (augsbert.silver.export_onnx; exported once, by its own job, before the shards); precision: the torch
+# backend's, fp32 or bf16 (default auto: bf16 where the CPU has bf16 instructions). threads: per shard job (default 1,
 # so that --cores N labels N shards at once; ONNX Runtime and torch follow it). mem_mb, runtime: per shard job.
 #
 # The work folder is $AUGSBERT_CACHE/labels/<key>, the key naming the pairs' sha256, the teacher's digest, the backend,
@@ -27,7 +29,7 @@ _defaults = dict(AUGSBERT_CACHE=str(ROOT/"data"/"cache"), PYTHONHASHSEED="0", TO
 for _k, _v in _defaults.items(): os.environ.setdefault(_k, _v)
 
 from augsbert.cache import stage_key
-from augsbert.config import sha256_file, LABEL_BACKENDS, cache_dir
+from augsbert.config import sha256_file, LABEL_BACKENDS, cache_dir, resolve_precision, resolve_label_backend, AugsbertError
 from augsbert.silver import teacher_digest, shard_ok, shard_layout
 
 def _need(key, what):
@@ -37,17 +39,20 @@ def _need(key, what):
 PAIRS = Path(_need("pairs", "the pairs to label")).expanduser().resolve()
 TEACHER = Path(_need("teacher", "a saved cross-encoder folder")).expanduser().resolve()
 OUT = Path(_need("out", "the labelled pairs file")).expanduser().resolve()
-BACKEND = str(config.get("backend", "torch"))
+try:
+    PRECISION = resolve_precision(str(config.get("precision", "auto")))
+    BACKEND = resolve_label_backend(str(config.get("backend", "auto")), PRECISION)
+except AugsbertError as e: raise ValueError(f"workflow/label.smk: {e}") from None
+if BACKEND != "torch": PRECISION = "fp32"                  # ONNX Runtime runs the graph in its own precision
 try: SHARDS, THREADS = int(config.get("shards", 2)), int(config.get("threads", 1))
 except ValueError: raise ValueError("workflow/label.smk: shards and threads must be whole numbers.") from None
 if not PAIRS.is_file(): raise ValueError(f"workflow/label.smk: pairs={PAIRS}: no such file.")
 if not (TEACHER/"config.json").is_file():
     raise ValueError(f"workflow/label.smk: teacher={TEACHER}: not a saved cross-encoder folder (no config.json).")
-if BACKEND not in LABEL_BACKENDS: raise ValueError(f"workflow/label.smk: backend={BACKEND}: use one of {', '.join(LABEL_BACKENDS)}.")
 if SHARDS < 1 or THREADS < 1: raise ValueError("workflow/label.smk: shards and threads must be at least 1.")
 
 KEY = stage_key("labels", code=("augsbert.silver",), pairs=sha256_file(PAIRS), teacher=teacher_digest(TEACHER), backend=BACKEND,
-                shards=SHARDS)
+                precision=PRECISION, shards=SHARDS)
 WORK = cache_dir("labels", KEY)
 LAYOUT = shard_layout(WORK, SHARDS)
 _bin = Path(sys.executable).parent/"augsbert"
@@ -61,7 +66,7 @@ for _shard, _labels in zip(LAYOUT["shards"], LAYOUT["labels"]):
         for _f in (_labels, _labels.with_suffix(".json")):
             if _f.exists(): _f.replace(_f.with_name(_f.name + ".damaged"))
         print(f"workflow/label.smk: {_labels.name} does not match its record: moved aside, labelling that shard again", file=sys.stderr)
-print(f"workflow/label.smk: {SHARDS} shards of {PAIRS.name}, backend {BACKEND}, work folder {WORK}", file=sys.stderr)
+print(f"workflow/label.smk: {SHARDS} shards of {PAIRS.name}, backend {BACKEND} ({PRECISION}), work folder {WORK}", file=sys.stderr)
 
 localrules: all, split, gather
 
@@ -86,7 +91,8 @@ rule export:
     shell: "OMP_NUM_THREADS={threads} {params.cmd}"
 
 def _label_cmd(wildcards):
-    return shlex.join(BASE + ["shard"] + COMMON + ["--shard", str(int(wildcards.i)), "--teacher", str(TEACHER), "--backend", BACKEND])
+    return shlex.join(BASE + ["shard"] + COMMON + ["--shard", str(int(wildcards.i)), "--teacher", str(TEACHER), "--backend", BACKEND,
+                                                   "--precision", PRECISION])
 
 ONNX_INPUT = [str(LAYOUT["onnx"])] if BACKEND != "torch" else []
 
