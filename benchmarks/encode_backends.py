@@ -20,7 +20,7 @@ os.environ.setdefault('OMP_WAIT_POLICY', 'PASSIVE')
 import numpy as np
 import torch
 from bm25_speed import machine
-from label_backends import isa
+from label_backends import isa, torch_threads
 
 
 def export_encoder(model, path:Path)->Path:
@@ -53,13 +53,9 @@ def ort_encoder(model, path:Path, threads:int, batch_size:int):
 
 
 def torch_encoder(model, threads:int, batch_size:int, precision:str='fp32'):
-    from augsbert.training import precision_scope
     def encode(sents):
-        before = torch.get_num_threads(); torch.set_num_threads(threads)
-        try:
-            with precision_scope(precision, 'cpu'):
-                return np.asarray(model.encode(sents, batch_size=batch_size, convert_to_numpy=True, show_progress_bar=False), dtype=np.float32)
-        finally: torch.set_num_threads(before)
+        with torch_threads(threads, precision):
+            return np.asarray(model.encode(sents, batch_size=batch_size, convert_to_numpy=True, show_progress_bar=False), dtype=np.float32)
     return encode
 
 

@@ -25,6 +25,7 @@ pairs. The share of peak puts each backend's FLOP/s (from the teacher's config a
 measured fp32 matmul rate of the same cores.
 """
 import argparse, json, os, resource, tempfile, time
+from contextlib import contextmanager
 from pathlib import Path
 os.environ.setdefault('OMP_WAIT_POLICY', 'PASSIVE')
 import numpy as np
@@ -70,14 +71,20 @@ def ort_predictor(ce, path:Path, threads:int, batch_size:int):
     return predict
 
 
-def torch_predictor(model, threads:int, batch_size:int, precision:str='fp32'):
+@contextmanager
+def torch_threads(threads:int, precision:str='fp32'):
+    "Run torch on `threads` threads at `precision` (bf16: autocast), then restore the thread count."
     from augsbert.training import precision_scope
+    before = torch.get_num_threads(); torch.set_num_threads(threads)
+    try:
+        with precision_scope(precision, 'cpu'): yield
+    finally: torch.set_num_threads(before)
+
+
+def torch_predictor(model, threads:int, batch_size:int, precision:str='fp32'):
     def predict(pairs):
-        before = torch.get_num_threads(); torch.set_num_threads(threads)
-        try:
-            with precision_scope(precision, 'cpu'):
-                return np.asarray(model.predict(pairs, batch_size=batch_size, show_progress_bar=False, convert_to_numpy=True), dtype=np.float32).reshape(-1)
-        finally: torch.set_num_threads(before)
+        with torch_threads(threads, precision):
+            return np.asarray(model.predict(pairs, batch_size=batch_size, show_progress_bar=False, convert_to_numpy=True), dtype=np.float32).reshape(-1)
     return predict
 
 
