@@ -268,6 +268,9 @@ def cmd_label(args)->None:
         from sentence_transformers import CrossEncoder
         print(silver.export_onnx(CrossEncoder(args.teacher, device='cpu'), lay['onnx'].parent, args.backend)); return
     if args.shard is None or not 0 <= args.shard < args.shards: raise AugsbertError(f"--shard must be from 0 to {args.shards - 1}, got {args.shard}.")
+    if args.backend != 'torch' and not lay['onnx'].is_file():
+        raise AugsbertError(f"--backend {args.backend}: no exported teacher at {lay['onnx']}; run `augsbert label export --dir {args.dir} "
+                            f"--teacher {args.teacher} --backend {args.backend}` first (make label runs it for you).")
     print(silver.label_shard(lay['shards'][args.shard], args.teacher, lay['labels'][args.shard], args.backend,
                              lay['onnx'] if args.backend != 'torch' else None, precision=args.precision))
 
