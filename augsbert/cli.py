@@ -39,9 +39,9 @@ def _kv(items)->dict:
 # %% ../nbs/06_cli.ipynb #2175d288
 def _abs_paths(params:dict # parameters from `_kv`
               )->dict:
-    "`params` with the data-file parameters (`data_path`, `train_path`, ...) made absolute against the current folder."
+    "`params` with the file and folder parameters (`data_path`, `target_file`, `corpus_file`, `source_data_dir`, ...) made absolute against the current folder."
     from augsbert.data import DATASET_PARAMETERS
-    paths = {k for k, *_ in DATASET_PARAMETERS if k.endswith(('_path', '_dir'))}
+    paths = {k for k, *_ in DATASET_PARAMETERS if k.endswith(('_path', '_dir'))} | {'target_file', 'corpus_file', 'source_data_dir'}
     return {k: str(Path(v).expanduser().resolve()) if k in paths and isinstance(v, str) and v else v for k, v in params.items()}
 
 # %% ../nbs/06_cli.ipynb #b3c3f730

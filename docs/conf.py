@@ -14,7 +14,7 @@ copyright = f"{time.gmtime().tm_year}, {author}"
 root_doc = "docs/index"
 
 extensions = ["myst_nb"]
-include_patterns = ["docs/index.md", "nbs/*.ipynb", "nbs/experiments/*.ipynb", "nbs/reports/*.ipynb", "reports/*.md"]
+include_patterns = ["docs/index.md", "nbs/*.ipynb", "nbs/lessons/*.ipynb", "nbs/experiments/*.ipynb", "nbs/reports/*.ipynb", "reports/*.md"]
 exclude_patterns = [".venv", ".git", "_docs", "_proc", "data", "reports/runs", "benchmarks", "tests", "augsbert",
                     "**/.ipynb_checkpoints", ".snakemake", "workflow"]
 
@@ -35,7 +35,8 @@ html_copy_source = False
 html_extra_path = ["_extra"]          # index.html at the site's root: a redirect to docs/index.html
 
 # nbdev cell directives (`#| export`, `#| hide`, …) are instructions to nbdev, not content: cells marked
-# `#| hide` are dropped and directive lines removed before myst-nb parses a notebook.
+# `#| hide` are dropped and directive lines removed before myst-nb parses a notebook. A lesson's `#| solution` cell
+# (nbs/lessons/) is kept but collapsed, so that a reader tries the exercise first.
 _DIRECTIVE = re.compile(r"^\s*#\|\s*(\S+)")
 
 def _strip_nbdev(app, docname, source):
@@ -48,6 +49,9 @@ def _strip_nbdev(app, docname, source):
         lines = lines.splitlines(keepends=True) if isinstance(lines, str) else list(lines)
         dirs = [m.group(1) for l in lines if (m := _DIRECTIVE.match(l))]
         if cell.get("cell_type") == "code" and "hide" in dirs: continue
+        if cell.get("cell_type") == "code" and "solution" in dirs:   # a lesson's solution: shown collapsed ("Show code")
+            tags = cell.setdefault("metadata", {}).setdefault("tags", [])
+            if "hide-input" not in tags: tags.append("hide-input")
         cell["source"] = [l for l in lines if not _DIRECTIVE.match(l)]
         if cell.get("cell_type") == "code" and not "".join(cell["source"]).strip() and not cell.get("outputs"): continue
         cells.append(cell)

@@ -5,7 +5,7 @@ Kept: results and figures a reader should see. Dropped: stderr (warnings, progre
 than `--max-chars` characters of text (or `--max-kb` of image), so the notebooks stay small. Run by
 `make outputs`; then `nbdev-clean` normalises the files.
 
-    python docs/store_outputs.py [NOTEBOOK ...]     # default: nbs/*.ipynb (not experiments or reports)
+    python docs/store_outputs.py [NOTEBOOK ...]     # default: nbs/*.ipynb and the lessons (not experiments or reports)
 """
 import argparse, json, os, subprocess, sys
 from pathlib import Path
@@ -28,7 +28,7 @@ def main(argv=None):
     p.add_argument('--max-kb', type=int, default=200)
     p.add_argument('--timeout', type=int, default=1200)
     a = p.parse_args(argv)
-    nbs = [Path(n) for n in a.notebooks] or sorted((ROOT/'nbs').glob('*.ipynb'))
+    nbs = [Path(n) for n in a.notebooks] or sorted((ROOT/'nbs').glob('*.ipynb')) + sorted((ROOT/'nbs'/'lessons').glob('*.ipynb'))
     env = dict(os.environ, TQDM_DISABLE='1', TRANSFORMERS_VERBOSITY='error', HF_HUB_DISABLE_PROGRESS_BARS='1')
     env.pop('MPLBACKEND', None)                      # the inline backend, so that figures are kept
     jupyter = Path(sys.executable).parent/'jupyter'
