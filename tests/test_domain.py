@@ -84,11 +84,15 @@ def test_bad_inputs_fail_before_training(env, tiny, monkeypatch, kw, match):
         _run(tiny, **kw)
     assert sorted(Path(env/'cache').rglob('_done.json')) == before              # nothing trained
 
-@pytest.mark.parametrize('content, match', [('', 'the file is empty'), ('one sentence\nanother one\n', 'one column')])
+@pytest.mark.parametrize('content, match', [('', 'the file is empty'), ('one sentence\nanother one\n', 'one column'),
+                                            (None, 'no such file')])
 def test_bad_user_files(env, tiny, tmp_path, monkeypatch, content, match):
-    f = tmp_path/'mine.tsv'; f.write_text(content)
+    f = tmp_path/'mine.tsv'
+    if content is not None: f.write_text(content)
+    before = sorted(Path(env/'cache').rglob('_done.json')) if (env/'cache').exists() else []
     with pytest.raises(AugsbertError, match=match):
         _run(tiny, target_pairs='user', target_file=str(f))
+    assert sorted(Path(env/'cache').rglob('_done.json')) == before              # refused before the teacher trained
 
 def test_an_empty_target_pair_set(env, tiny, tmp_path, monkeypatch):
     from augsbert.data import load_dataset

@@ -65,6 +65,8 @@ class DomainConfig:
         if self.target_file and self.target_pairs == 'paper':
             raise AugsbertError(f"-p target_file={self.target_file} is read by -p target_pairs=user (pairs) or mined (sentences); "
                                 "target_pairs=paper uses the target's own training pairs. Fix: drop one of them.")
+        if self.target_file:   # read now (a missing, empty or malformed file), not after the teacher and the lower bound have trained
+            read_target_file(self.target_file, 'pairs' if self.target_pairs == 'user' else 'sentences')
 
 # %% ../../nbs/11_domain.ipynb #92c42279
 def domain_config(cfg:dict, # a profile from `get_profile` (its [domain] and [augsbert] top_k settings)
