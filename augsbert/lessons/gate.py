@@ -8,8 +8,7 @@ __all__ = ['check_passes_gate', 'check_holm']
 # %% ../../nbs/lessons/03_gate.ipynb #ec6ad548
 import numpy as np
 
-def _blank(fn, out, hint):
-    assert out is not None, f"`{fn.__name__}` returned None: replace `return None` with your code. Hint: {hint}"
+from . import blank_answer as _blank
 
 def check_passes_gate(fn):
     "Check exercise 1: `fn(teacher_dev, bars)` is (passes, the names of the bars the teacher does not beat)."
