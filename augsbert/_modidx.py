@@ -817,6 +817,7 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
             'augsbert.students': { 'augsbert.students.Student': ('students.html#student', 'augsbert/students.py'),
                                    'augsbert.students._load': ('students.html#_load', 'augsbert/students.py'),
                                    'augsbert.students._static': ('students.html#_static', 'augsbert/students.py'),
+                                   'augsbert.students._static_title': ('students.html#_static_title', 'augsbert/students.py'),
                                    'augsbert.students._timed': ('students.html#_timed', 'augsbert/students.py'),
                                    'augsbert.students.check_student': ('students.html#check_student', 'augsbert/students.py'),
                                    'augsbert.students.cut_layers': ('students.html#cut_layers', 'augsbert/students.py'),

@@ -282,7 +282,8 @@ def student_record(student:str, # a name in `augsbert.students.STUDENTS`
     extra = dict(student=student, title=student_title(student, o, base), options=o)
     if STUDENTS[student].kind == 'static':
         extra['built'] = (f"a static embedding table distilled from {base} by model2vec "
-                          f"(model2vec=={package_versions(('model2vec',))['model2vec']})" if o.get('static_init') == 'model2vec'
+                          f"(model2vec=={package_versions(('model2vec',))['model2vec']}, "
+                          f"{'PCA to ' + str(o['static_dims']) + ' dimensions' if o.get('static_dims') else 'no PCA'})" if o.get('static_init') == 'model2vec'
                           else f"a static embedding table: the input token embeddings of {base}")
     elif student == 'minilm-cut': extra['built'] = f"the first {o.get('cut_layers')} transformer layers of {base}"
     elif student == 'arguebert':

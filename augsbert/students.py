@@ -32,7 +32,7 @@ class Student:
 # %% ../nbs/07b_students.ipynb #6573b169
 STUDENTS: dict[str, Student] = {}
 TRANSFORMER_SETTINGS = ('lr', 'epochs')                 # what a static student does not train with
-STATIC_SETTINGS = ('static_init', 'static_lr', 'static_epochs')
+STATIC_SETTINGS = ('static_init', 'static_lr', 'static_epochs', 'static_dims')
 STATIC_INITS = ('tokens', 'model2vec')
 
 def register_student(s:Student)->Student:
@@ -83,15 +83,20 @@ def _static(base, opts, device):
     try: import model2vec  # noqa: F401  (StaticEmbedding.from_distillation needs it)
     except ImportError: raise AugsbertError("static_init=model2vec needs the model2vec package: pip install 'model2vec[distill]'") from None
     import logging; logging.getLogger('model2vec').setLevel(logging.ERROR)
-    return SentenceTransformer(modules=[StaticEmbedding.from_distillation(resolve_model(base).load_path, device=device)], device=device)
+    return SentenceTransformer(modules=[StaticEmbedding.from_distillation(resolve_model(base).load_path, device=device,
+                                                                            pca_dims=opts['static_dims'] or None)], device=device)
 
 # %% ../nbs/07b_students.ipynb #7f359496
+def _static_title(o:dict)->str:
+    if o['static_init'] == 'tokens': return 'static (MiniLM tokens)'
+    return f"static (model2vec{', ' + str(o['static_dims']) + '-d' if o.get('static_dims') not in (None, 256) else ''})"
+
 register_student(Student('minilm', 'transformer', lambda o: 'MiniLM-L6', lambda base, o, d: _load(base, d)))
 register_student(Student('mpnet', 'transformer', lambda o: 'MPNet-base', lambda base, o, d: _load(base, d),
                          base='sentence-transformers/all-mpnet-base-v2'))
 register_student(Student('minilm-cut', 'transformer', lambda o: f"MiniLM-L{o['cut_layers']} (first {o['cut_layers']} layers)",
                          lambda base, o, d: cut_layers(_load(base, d), o['cut_layers']), ('cut_layers',)))
-register_student(Student('static', 'static', lambda o: f"static ({'MiniLM tokens' if o['static_init'] == 'tokens' else 'model2vec'})",
+register_student(Student('static', 'static', _static_title,
                          _static, STATIC_SETTINGS))
 
 # %% ../nbs/07b_students.ipynb #4966ae5e

@@ -71,8 +71,8 @@ def test_model_record_hashes_a_local_folder(tmp_path):
 
 def test_student_record_says_what_a_static_student_is():
     from augsbert.models import DEFAULT_MODEL
-    tok = student_record('static', DEFAULT_MODEL, dict(static_init='tokens', static_lr=0.05, static_epochs=1))
-    m2v = student_record('static', DEFAULT_MODEL, dict(static_init='model2vec', static_lr=0.05, static_epochs=1))
+    tok = student_record('static', DEFAULT_MODEL, dict(static_init='tokens', static_lr=0.05, static_epochs=1, static_dims=256))
+    m2v = student_record('static', DEFAULT_MODEL, dict(static_init='model2vec', static_lr=0.05, static_epochs=1, static_dims=256))
     assert tok['name'] == m2v['name'] == DEFAULT_MODEL and tok['sha256'] and tok['source'] == 'package'
     assert 'input token embeddings' in tok['built'] and 'model2vec' in m2v['built'] and m2v['title'] == 'static (model2vec)'
     assert 'built' not in student_record('minilm', DEFAULT_MODEL, {})
