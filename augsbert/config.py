@@ -133,7 +133,8 @@ SETTINGS = {  # family -> {key: type}; a key belongs to exactly one family
         rs_ratio=float,         # random-sampling silver pairs per gold pair
         kde_pool_ratio=float,   # random candidate pairs per gold pair labelled before the KDE filter
         teacher=str,            # who labels the silver pairs: 'cross-encoder' (the paper) or 'bi-encoder' (ours, see augsbert.students)
-        silver_pool=str,        # the sentences silver pairs are drawn from: 'gold' (the paper) or 'train' (+ the unlabelled training text)
+        silver_pool=str,        # the sentences silver pairs are drawn from: 'gold' (the paper), 'train' (+ the unlabelled training text) or 'sts' (+ STS12-16, SICK-R)
+        silver_pool_size=int,   # a seeded sample of the pool's added sentences (0: all of them)
     ),
     'students': dict(
         student=str,            # the bi-encoder being trained: 'minilm', 'minilm-cut' or 'static' (see augsbert.students)
@@ -141,6 +142,7 @@ SETTINGS = {  # family -> {key: type}; a key belongs to exactly one family
         static_lr=float,        # static student's learning rate (a table of vectors needs a far larger one than a transformer)
         static_epochs=int,      # static student's epochs
         static_dims=int,        # static student (model2vec): PCA dimensions of the distilled vectors (0: the model's own)
+        student_loss=str,       # the student's pair loss: 'cosine' (the paper: MSE of the cosine), 'cosent' or 'angle' (augsbert.training.BI_LOSSES)
         cut_layers=int,         # 'minilm-cut': the first this many transformer layers of the bi-encoder model
     ),
 }
@@ -176,7 +178,7 @@ def _parse(key, raw, typ, where='settings.ini'):
 BOUNDS = dict(  # numeric key -> its valid interval ('[1,)': at least 1; '(0,1]': above 0, at most 1; '(,)': any number)
     seed='[0,)', max_train_pairs='[0,)', seeds='[1,)', epochs='[1,)', batch_size='[1,)', lr='(0,1]',
     warmup_ratio='[0,1)', ce_lr='(0,1]', ce_epochs='[1,)', ce_warmup_ratio='[0,1)', ce_hidden='[0,)',
-    seed_fraction='(0,1)', repeats='[1,)', top_k='[1,)', rs_ratio='(0,)', kde_pool_ratio='(0,)', static_lr='(0,)',
+    seed_fraction='(0,1)', repeats='[1,)', top_k='[1,)', silver_pool_size='[0,)', rs_ratio='(0,)', kde_pool_ratio='(0,)', static_lr='(0,)',
     static_epochs='[1,)', static_dims='[0,)', cut_layers='[1,)')
 
 def in_bounds(v, # a number

@@ -237,6 +237,9 @@ class PairSplits:
     def sizes(self)->dict:
         "Number of pairs per split: {'train': n, 'dev': n, 'test': n}."
         return {'train': len(self.train), 'dev': len(self.dev), 'test': len(self.test)}
+    def sentences(self, splits=('train', 'dev', 'test'))->list[str]:
+        "Every sentence of `splits` (sentence1 then sentence2 of each split, in order, repeats kept; labels are not read)."
+        return [str(x) for k in splits for d in [getattr(self, k)] if d is not None and len(d) for c in ('sentence1', 'sentence2') for x in d[c]]
     def __repr__(self):
         return f"PairSplits({self.name!r}, {self.task}: " + ' / '.join(f"{k} {v:,}" for k, v in self.sizes().items()) + ')'
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass, asdict, field
 from .config import AugsbertError, unknown_name, family_settings
 from .models import canonical_model
-from .training import TrainConfig, HEADS
+from .training import TrainConfig, HEADS, BI_LOSSES
 from .students import STUDENTS, check_student, student_options, student_config, student_base
 
 # %% auto #0
@@ -36,7 +36,8 @@ class Protocol:
     student_options: dict = field(default_factory=dict)   # its [students] settings
     student_model: str|None = None  # the student's base model (None: the student's own default, else `bi_encoder`)
     teacher_model: str|None = None  # the teacher's model (None: `cross_encoder`, or `bi_encoder` for a bi-encoder teacher)
-    label_backend: str = 'torch'    # how a cross-encoder teacher labels (`augsbert.silver.teacher`; ONNX Runtime runs on the CPU)
+    label_backend: str = 'torch'
+    student_loss: str = 'cosine'    # the student's pair loss (`augsbert.training.BI_LOSSES`; the teachers keep the paper's)    # how a cross-encoder teacher labels (`augsbert.silver.teacher`; ONNX Runtime runs on the CPU)
 
 # %% ../nbs/07c_protocol.ipynb #c506658c
 def _key_fields(self:Protocol)->dict:
@@ -83,7 +84,8 @@ def protocol_from_profile(cfg:dict, # a profile from `get_profile` (with overrid
     "The `Protocol` a profile defines on `dataset` (explicitly named models win over the profile's)."
     if cfg['ce_head'] not in HEADS: raise unknown_name('cross-encoder head (-p ce_head)', cfg['ce_head'], HEADS)
     st, ml = check_student(cfg, explicit), dataset in MULTILINGUAL_DATASETS
-    backend = cfg.get('label_backend', 'torch')
+    backend, loss = cfg.get('label_backend', 'torch'), cfg.get('student_loss', 'cosine')
+    if loss not in BI_LOSSES: raise unknown_name('student loss (-p student_loss)', loss, BI_LOSSES)
     if backend != 'torch' and not str(cfg['device']).startswith('cpu'):
         raise AugsbertError(f"-p label_backend={backend} runs ONNX Runtime on the CPU, but this profile's device is {cfg['device']!r}: "
                             "use -p label_backend=torch there.")
@@ -98,4 +100,4 @@ def protocol_from_profile(cfg:dict, # a profile from `get_profile` (with overrid
         options={k: v for fam in families for k, v in family_settings(cfg, fam).items()}, curve_points=tuple(curve_points),
         student=st.name, student_options=student_options(cfg, st.name),
         student_model=cfg.get('student_model') or None, teacher_model=cfg.get('teacher_model') or None,
-        label_backend=backend))
+        label_backend=backend, student_loss=loss))

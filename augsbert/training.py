@@ -19,11 +19,11 @@ from .models import DEFAULT_MODEL, resolve_model, pick_device, load_bi_encoder
 from .metrics import spearman, best_threshold
 
 # %% auto #0
-__all__ = ['PRECISIONS', 'AUTO_HINT', 'SCHEDULES', 'HEADS', 'CE_LOSSES', 'set_seed', 'precision_scope', 'TrainConfig',
-           'paper_cross_encoder_config', 'paper_bi_encoder_config', 'training_arguments', 'pairs_dataset', 'task_score',
-           'finite_scores', 'PauseAt', 'DevCurve', 'GuardFinite', 'TrainingRun', 'bi_encoder_scores',
-           'sentence_transformer_run', 'bi_encoder_run', 'train_bi_encoder', 'make_cross_encoder', 'predict_pairs',
-           'cross_encoder_run', 'train_cross_encoder', 'add_time', 'write_card']
+__all__ = ['PRECISIONS', 'AUTO_HINT', 'SCHEDULES', 'BI_LOSSES', 'HEADS', 'CE_LOSSES', 'set_seed', 'precision_scope',
+           'TrainConfig', 'paper_cross_encoder_config', 'paper_bi_encoder_config', 'training_arguments',
+           'pairs_dataset', 'task_score', 'finite_scores', 'PauseAt', 'DevCurve', 'GuardFinite', 'TrainingRun',
+           'bi_encoder_scores', 'sentence_transformer_run', 'bi_encoder_run', 'train_bi_encoder', 'make_cross_encoder',
+           'predict_pairs', 'cross_encoder_run', 'train_cross_encoder', 'add_time', 'write_card']
 
 # %% ../nbs/07_training.ipynb #920fa0c7
 def set_seed(seed:int # the seed for python's `random`, numpy and torch
@@ -307,21 +307,25 @@ def sentence_transformer_run(model, # a `SentenceTransformer`
     return TrainingRun(trainer, what, bi_encoder_scores, cfg, dev_df, task)
 
 # %% ../nbs/07_training.ipynb #db6dcb8c
+BI_LOSSES = {'cosine': 'CosineSimilarityLoss', 'cosent': 'CoSENTLoss', 'angle': 'AnglELoss'}   # -p student_loss -> sentence-transformers' loss
+
 def bi_encoder_run(model, # a `SentenceTransformer`, or a model name or folder (see `resolve_model`)
                    train_df:pd.DataFrame, # training pairs: sentence1, sentence2, score in [0, 1]
                    cfg:TrainConfig|None=None, # hyper-parameters (default: `paper_bi_encoder_config()`)
                    dev_df:pd.DataFrame|None=None, # dev pairs for `evaluate()` without arguments
                    task:str='regression', # how `evaluate` scores
                    callbacks:list=(), # more `TrainerCallback`s
-                   progress:bool=True # the trainer's progress bar
+                   progress:bool=True, # the trainer's progress bar
+                   loss:str='cosine' # a name in `BI_LOSSES`: MSE of the cosine against the score (the paper), CoSENT or AnglE
                   )->TrainingRun:
-    "A pausable SBERT run: `sentence_transformer_run` with `CosineSimilarityLoss` (MSE of the cosine against the score)."
-    from sentence_transformers.sentence_transformer.losses import CosineSimilarityLoss
+    "A pausable SBERT run: `sentence_transformer_run` with the pair loss `loss` (the paper's `CosineSimilarityLoss` by default)."
+    from sentence_transformers.sentence_transformer import losses
+    if loss not in BI_LOSSES: raise unknown_name('bi-encoder loss (-p student_loss)', loss, BI_LOSSES)
     cfg = cfg or paper_bi_encoder_config()
     data = pairs_dataset(train_df, what='bi-encoder training pairs')
     model = _as_bi_encoder(model, pick_device(cfg.device))
     if hasattr(model[0], 'auto_model'): model.max_seq_length = cfg.max_seq_length   # a transformer (not a static) model
-    return sentence_transformer_run(model, data, CosineSimilarityLoss(model), cfg, 'bi-encoder', callbacks, progress,
+    return sentence_transformer_run(model, data, getattr(losses, BI_LOSSES[loss])(model), cfg, 'bi-encoder', callbacks, progress,
                                     dev_df=dev_df, task=task)
 
 # %% ../nbs/07_training.ipynb #2bd51f5d

@@ -53,7 +53,9 @@ def test_evidence_report_renders(cell):
 BAD = [(dict(strategies='bm52'), '-p strategies'), (dict(seeds=1), 'at least 2 seeds'),
        (dict(controls='more'), '-p controls'), (dict(silver_labels='hard'), 'unknown silver label mode'),
        (dict(teacher_model='no-such-model'), 'no-such-model'),
-       (dict(search_lrs='fast'), 'as numbers'), (dict(search_heads='max'), 'unknown head')]
+       (dict(search_lrs='fast'), 'as numbers'), (dict(search_heads='max'), 'unknown head'),
+       (dict(student_loss='triplet'), 'student_loss'), (dict(silver_pool='wiki'), 'silver_pool'),
+       (dict(silver_pool_size=-1), 'silver_pool_size'), (dict(student='static', static_dims=-2), 'static_dims')]
 
 @pytest.mark.parametrize('kw, msg', BAD)
 def test_bad_parameters_stop_before_data_loads(env, tiny, monkeypatch, kw, msg):
@@ -69,3 +71,14 @@ def test_a_bi_encoder_teacher_gets_its_own_recipe(env, tiny):
     assert t['kind'] == 'bi-encoder' and t['search']['kind'] == 'bi-encoder' and {c['head'] for c in t['search']['candidates']} == {'-'}
     assert t['be'] == {'lr': t['recipe']['lr'], 'epochs': t['recipe']['epochs'], 'warmup_ratio': t['be']['warmup_ratio']}
     assert len({r['teacher']['key'] for r in m['per_seed']}) == 2 and 'teacher-vs-sbert' in m['statistics']['families']
+
+def test_a_larger_silver_pool_and_another_loss(env, tiny):
+    "-p silver_pool=train pairs a seeded sample of the training text beside the gold sentences; -p student_loss changes the student's loss; the student's speed is recorded."
+    d = _ev(tiny, silver_pool='train', silver_pool_size=40, student_loss='cosent', strategies='bm25', controls='')
+    m, prm = read_json(d/'metrics.json'), read_json(d/'params.json')
+    assert m['silver_pool'] == {'pool': 'train', 'sentences': 40}
+    assert prm['student_loss'] == 'cosent' and read_json(d/'provenance.json')['protocol']['student_loss'] == 'cosent'
+    assert m['throughput']['per_second'] > 0 and m['throughput']['unit'] == 'sentences/s'
+    gold = read_json(_ev(tiny, strategies='bm25', controls='')/'metrics.json')
+    assert all(a['variants']['augsbert-bm25']['pairs'] > b['variants']['augsbert-bm25']['pairs']     # more sentences, more BM25 pairs
+               for a, b in zip(m['per_seed'], gold['per_seed']))

@@ -96,8 +96,7 @@ CORPUS_SOURCES = ('quora-qp', 'bws-cross-topic', 'ukp-aspect')
 EVAL_SETS = ('sts12', 'sts13', 'sts14', 'sts15', 'sts16', 'stsb', 'sick-r', 'mrpc')
 
 def _sentences_of(name:str)->list[str]:
-    s = load_dataset(name)
-    return [str(x) for d in (s.train, s.dev, s.test) if d is not None and len(d) for c in ('sentence1', 'sentence2') for x in d[c]]
+    return load_dataset(name).sentences()
 
 def read_sentences(path # a UTF-8 text file, one sentence per line
                   )->list[str]:

@@ -4,7 +4,7 @@
 
 # %% ../../nbs/10_methods.ipynb #a185ffde
 from __future__ import annotations
-import json, logging, time
+import json, logging, random, time
 from pathlib import Path
 from dataclasses import dataclass, field, replace as _replace
 from typing import Callable
@@ -13,7 +13,7 @@ from tqdm.auto import tqdm
 import pandas as pd
 from ..config import AugsbertError, unknown_name, register_settings
 from ..cache import frame_key, stage_key, artefact_dir, cached_json, cached_folder
-from ..data import PairSplits
+from ..data import PairSplits, load_dataset, norm_text
 from ..metrics import best_threshold, trivial_baselines
 from ..training import precision_scope, DevCurve, bi_encoder_run, cross_encoder_run, make_cross_encoder, add_time, write_card
 from ..seed_optimisation import seed_optimise
@@ -30,11 +30,11 @@ from ..runs import cpu_name
 from ..augmenters import synonym_augment
 
 # %% auto #0
-__all__ = ['SETTINGS_FAMILY', 'SILVER_POOLS', 'SILVER_LABELS', 'LABELS_FAMILY', 'METHODS', 'STAGE_CODE', 'CONTROLS',
-           'calibrate_labels', 'Method', 'register_method', 'get_method', 'method_protocol', 'labels_with_backend',
-           'get_silver', 'keep_model', 'seed_results', 'Cell', 'run_bert', 'run_sbert', 'run_nlpaug', 'silver_summary',
-           'pool_sentences', 'check_silver', 'run_augsbert', 'summarise', 'run_method', 'measure_throughput',
-           'sign_models', 'control_pairs', 'evidence_cell', 'paper_effect', 'evidence_statistics']
+__all__ = ['SETTINGS_FAMILY', 'SILVER_POOLS', 'POOL_SETS', 'SILVER_LABELS', 'LABELS_FAMILY', 'METHODS', 'STAGE_CODE', 'CONTROLS',
+           'silver_pool_text', 'calibrate_labels', 'Method', 'register_method', 'get_method', 'method_protocol',
+           'labels_with_backend', 'get_silver', 'keep_model', 'seed_results', 'Cell', 'run_bert', 'run_sbert',
+           'run_nlpaug', 'silver_summary', 'pool_sentences', 'check_silver', 'run_augsbert', 'summarise', 'run_method',
+           'measure_throughput', 'sign_models', 'control_pairs', 'evidence_cell', 'paper_effect', 'evidence_statistics']
 
 # %% ../../nbs/10_methods.ipynb #2fab1f52
 SETTINGS_FAMILY = register_settings('nlpaug', dict(   # this method's keys: types here, defaults in settings.ini [method nlpaug]
@@ -42,7 +42,25 @@ SETTINGS_FAMILY = register_settings('nlpaug', dict(   # this method's keys: type
 ), bounds=dict(nlpaug_p='(0,1]'))
 
 # %% ../../nbs/10_methods.ipynb #59b23f54
-SILVER_POOLS = ('gold', 'train')             # the paper's (the gold sentences), and ours: + the unlabelled training text
+SILVER_POOLS = ('gold', 'train', 'sts')   # the paper's (the gold sentences); + the unlabelled training text; + other STS/SICK text too
+POOL_SETS = ('sts12', 'sts13', 'sts14', 'sts15', 'sts16', 'sick-r')   # 'sts': their sentences (no label is read)
+
+def silver_pool_text(splits:PairSplits, # the data set, its training split uncapped (the gold pairs are a part of it)
+                     pool:str, # a name in `SILVER_POOLS`
+                     gold:pd.DataFrame|None=None, # the gold pairs: their sentences are left out (the samplers pair them anyway)
+                     max_sentences:int=0, # keep a seeded sample of this many (0: all)
+                     seed:int=42 # the sample's seed (the data's, not a training seed: every seed of a run pairs the same text)
+                    )->list[str]:
+    "The unlabelled sentences `pool` adds beside the gold ones (none, the training text, or that plus `POOL_SETS`), never a dev or test sentence."
+    if pool not in SILVER_POOLS: raise unknown_name('silver pool (-p silver_pool)', pool, SILVER_POOLS)
+    if not isinstance(max_sentences, int) or max_sentences < 0: raise AugsbertError(f"-p silver_pool_size={max_sentences!r}: must be ≥ 0 (0: all).")
+    if pool == 'gold': return []
+    text = splits.sentences(('train',)) + ([s for n in POOL_SETS if n != splits.name for s in load_dataset(n).sentences()] if pool == 'sts' else [])
+    held = set(norm_text(splits.sentences(('dev', 'test'))))   # never pair a dev or test sentence (STS-B was drawn from STS12-16)
+    seen = set() if gold is None else set(gold['sentence1']) | set(gold['sentence2'])
+    text = [s for s, k in zip(dict.fromkeys(text), norm_text(list(dict.fromkeys(text)))) if s not in seen and k and k not in held]
+    if max_sentences and max_sentences < len(text): text = [text[i] for i in sorted(random.Random(seed).sample(range(len(text)), max_sentences))]
+    return text
 
 # %% ../../nbs/10_methods.ipynb #7ca10d33
 SILVER_LABELS = ('dev-f1', 'rate', 'soft')
@@ -195,7 +213,7 @@ def seed_results(kind:str, # 'bi-encoder' or 'cross-encoder'
     be = kind == 'bi-encoder'
     def make_run(seed, callbacks=()):
         if be: return bi_encoder_run(make_student(proto.student, proto.student_base, proto.student_options, proto.be.device), train,
-                                     proto.student_cfg().with_seed(seed), splits.dev, splits.task, callbacks, progress)
+                                     proto.student_cfg().with_seed(seed), splits.dev, splits.task, callbacks, progress, loss=proto.student_loss)
         return cross_encoder_run(proto.cross_encoder, train, proto.ce.with_seed(seed), splits.dev, splits.task, callbacks, progress,
                                  head=proto.ce_head, hidden=proto.ce_hidden)
     stage = 'bi-encoder' if be else 'cross-encoder-scores'
@@ -203,7 +221,7 @@ def seed_results(kind:str, # 'bi-encoder' or 'cross-encoder'
                 test=frame_key(splits.test), task=splits.task, model=proto.student_base if be else proto.cross_encoder,
                 cfg=proto.student_cfg().as_dict() if be else proto.key_fields()['ce'], head=None if be else proto.ce_head,
                 hidden=None if be else proto.ce_hidden)
-    if be: base.update(student=proto.student, student_options=proto.student_options); base['cfg'].pop('device', None)
+    if be: base.update(student=proto.student, student_options=proto.student_options, loss=proto.student_loss); base['cfg'].pop('device', None)
     card = dict(kind=kind, base_model=base['model'], data=dict(train=base['data'], dev=base['dev'], test=base['test'], task=splits.task,
                 dataset=splits.name), parameters=base['cfg'], **({'student': proto.student, 'student_options': proto.student_options} if be else {}))
     curve = sorted(set(proto.curve_points) - {1.0}) if be else []
@@ -288,7 +306,7 @@ def silver_summary(silver:pd.DataFrame)->dict:
 
 def pool_sentences(cell:Cell)->list:
     "The unlabelled sentences AugSBERT may pair beside the gold ones: none for `silver_pool=gold` (the paper)."
-    return list(cell.unlabelled) if cell.proto.options.get('silver_pool') == 'train' else []
+    return list(cell.unlabelled) if cell.proto.options.get('silver_pool', 'gold') != 'gold' else []
 
 # %% ../../nbs/10_methods.ipynb #258888cd
 def check_silver(silver:pd.DataFrame, # the silver pairs `get_silver` made
@@ -442,12 +460,16 @@ def evidence_cell(splits:PairSplits, # the data set (train: the gold pairs, alre
                   proto:Protocol, # an AugSBERT protocol (`method_protocol(cfg, dataset, 'augsbert-bm25')`); `seeds` of them
                   strategies:tuple=('bm25',), # samplers compared (names in `SAMPLERS`)
                   controls:tuple=CONTROLS, # controls per strategy
-                  progress:bool=True, timings:dict|None=None)->dict:
+                  progress:bool=True, timings:dict|None=None,
+                  unlabelled=() # the silver pool's extra sentences (`silver_pool_text`; used unless `silver_pool=gold`)
+                 )->dict:
     "Seed i = teacher i, silver sets i and students i; the gate; every variant's per-seed scores and test predictions."
     bad = [s for s in strategies if s not in SAMPLERS] + [c for c in controls if c not in CONTROLS]
     if bad: raise unknown_name('strategy or control', bad[0], (*SAMPLERS, *CONTROLS))
     if not strategies: raise AugsbertError("evidence_cell needs at least one strategy (e.g. strategies=('bm25',)).")
     gold, cols = splits.train.reset_index(drop=True), ['sentence1', 'sentence2', 'score']
+    pool = _unlabelled(gold, unlabelled) if proto.options.get('silver_pool', 'gold') != 'gold' else []
+    for s in strategies: check_silver_memory(s, gold, proto.options[SAMPLERS[s].size_key], pool)   # before anything trains
     search = search_teacher_recipe(gold, splits, proto, progress, timings) if proto.options.get('teacher_search') else None
     base, baselines = apply_recipe(proto, search and search['best']), trivial_baselines(splits)
     preds, thr, seeds = {}, {}, []
@@ -459,7 +481,7 @@ def evidence_cell(splits:PairSplits, # the data set (train: the gold pairs, alre
         rec = dict(seed=p.seed, teacher=dict(_brief(ts), path=taught.path, key=taught.key), sbert=_brief(sb),
                    gate=teacher_gate(ts['dev'], sb['dev'], baselines), variants={})
         for s in strategies:
-            silver, v = get_silver(s, splits, gold, p, progress, timings), f'augsbert-{SAMPLERS[s].slug}'
+            silver, v = get_silver(s, splits, gold, p, progress, timings, pool), f'augsbert-{SAMPLERS[s].slug}'
             for w in check_silver(silver, s, splits, p): logging.getLogger(__name__).warning(w)
             train_sets = {v: pd.concat([gold[cols], silver], ignore_index=True),
                           **{f'{v}:{c}': control_pairs(c, gold, silver, p.seed) for c in controls}}
@@ -470,6 +492,7 @@ def evidence_cell(splits:PairSplits, # the data set (train: the gold pairs, alre
         seeds.append(rec)
     mean = lambda xs: float(np.mean(xs))
     return dict(dataset=splits.name, task=splits.task, gold_pairs=len(gold), seeds=proto.seeds, strategies=list(strategies),
+                silver_pool=dict(pool=proto.options.get('silver_pool', 'gold'), sentences=len(pool)),
                 controls=list(controls), teacher=dict(kind=proto.teacher or 'cross-encoder', model=base.teacher_base,
                 recipe=search and search['best'], search=search, ce=base.key_fields()['ce'], head=base.ce_head,
                 be=(base.options.get('teacher_be') or {}) if (proto.teacher or 'cross-encoder') == 'bi-encoder' else None),
