@@ -7,6 +7,7 @@
 #   make table5      Table 5 on all six data sets for the MiniLM, static and mid-size students and both teachers,
 #                    Figure 1 per student, top-k sweeps, seed optimisation (hours on 2 cores; resumable)
 #   make teachers    gated teachers, 5 seeds re-making teacher and silver set, controls, CIs (reports/evidence.md; hours, resumable)
+#   make ladder      a static student from 500 gold pairs, rung by rung: teacher, silver pool, start, fitting, loss, rate (hours)
 #   make augcse      AugCSE: SimCSE vs AugCSE and the paper's ablations (reports/ablations.md; ~2 h, resumable)
 #   make paper       the paper's grid (profile paper: GPU, hub models);  make dry-run [GRID=paper]  what would run
 #   make bench       speed and memory of silver-set construction at Quora scale (reports/performance.md; ~3 h)
@@ -41,7 +42,7 @@ export MPLBACKEND := Agg
 # torch on 2 shared cores: busy-waiting OpenMP threads made training up to 10x slower (benchmarks/ce_recipes.py)
 export OMP_WAIT_POLICY ?= PASSIVE
 
-.PHONY: install models label reproduce table5 teachers domain augcse arguebert-pretrain arguebert contexts paper dry-run docs outputs lab lint test test-slow bench check-export clean-venv
+.PHONY: install models label reproduce table5 teachers ladder domain augcse arguebert-pretrain arguebert contexts paper dry-run docs outputs lab lint test test-slow bench check-export clean-venv
 
 install: $(STAMP)
 models: $(MODELS_STAMP)
@@ -102,6 +103,11 @@ augcse:
 ## teacher and the silver sets, both controls, paired bootstrap CIs with Holm; reports/evidence.md. Hours; resumable like table5.
 teachers:
 	$(MAKE) reproduce GRID=teachers SNAKEMAKE_CONFIG="adopt_committed=true"
+
+## A static student worth deploying (issue 33): the ladder of grid static-ladder, each rung a parameter of the evidence
+## experiment (teacher, silver pool, the student's start, fitting to MPNet's embeddings, loss, rate), 5 seeds; hours, resumable.
+ladder:
+	$(MAKE) reproduce GRID=static-ladder SNAKEMAKE_CONFIG="adopt_committed=true"
 
 ## ArgueBERT's pre-training (issue 11): MLM + NSP / SP / order / edge, from scratch (BERT-mini) and continued from MiniLM,
 ## the same budget for each (`cpu` profile: 600 steps of 32 pairs); each encoder cached by its recipe; resumable.

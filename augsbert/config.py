@@ -142,6 +142,10 @@ SETTINGS = {  # family -> {key: type}; a key belongs to exactly one family
         static_lr=float,        # static student's learning rate (a table of vectors needs a far larger one than a transformer)
         static_epochs=int,      # static student's epochs
         static_dims=int,        # static student (model2vec): PCA dimensions of the distilled vectors (0: the model's own)
+        static_distill=str,     # static student: fit it first to this sentence embedder's vectors of unlabelled text ('': no; e.g. 'mpnet')
+        distill_pool=str,       # static_distill's text: 'gold' (the gold sentences) or 'sts' (+ STS12-16, SICK-R; never a dev or test sentence)
+        distill_epochs=int,     # static_distill's epochs
+        distill_lr=float,       # static_distill's learning rate
         student_loss=str,       # the student's pair loss: 'cosine' (the paper: MSE of the cosine), 'cosent' or 'angle' (augsbert.training.BI_LOSSES)
         cut_layers=int,         # 'minilm-cut': the first this many transformer layers of the bi-encoder model
     ),
@@ -179,7 +183,7 @@ BOUNDS = dict(  # numeric key -> its valid interval ('[1,)': at least 1; '(0,1]'
     seed='[0,)', max_train_pairs='[0,)', seeds='[1,)', epochs='[1,)', batch_size='[1,)', lr='(0,1]',
     warmup_ratio='[0,1)', ce_lr='(0,1]', ce_epochs='[1,)', ce_warmup_ratio='[0,1)', ce_hidden='[0,)',
     seed_fraction='(0,1)', repeats='[1,)', top_k='[1,)', silver_pool_size='[0,)', rs_ratio='(0,)', kde_pool_ratio='(0,)', static_lr='(0,)',
-    static_epochs='[1,)', static_dims='[0,)', cut_layers='[1,)')
+    static_epochs='[1,)', static_dims='[0,)', cut_layers='[1,)', distill_epochs='[1,)', distill_lr='(0,)')
 
 def in_bounds(v, # a number
               spec:str # an interval of `BOUNDS`, e.g. '(0,1]'

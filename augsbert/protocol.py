@@ -65,8 +65,8 @@ def same_model(a:str, b:str)->bool:
 def check_teacher_student(proto:Protocol):
     "Refuse a teacher that is the student itself (a gold-tuned bi-encoder of the student's own untouched model)."
     s = STUDENTS[proto.student]
-    if proto.teacher == 'bi-encoder' and s.kind == 'transformer' and not s.settings and same_model(proto.teacher_base, proto.student_base):
-        raise AugsbertError(f"-p teacher=bi-encoder is the gold-tuned bi-encoder {proto.teacher_base!r}, and student {proto.student!r} "
+    if proto.teacher in ('bi-encoder', 'ensemble') and s.kind == 'transformer' and not s.settings and same_model(proto.teacher_base, proto.student_base):
+        raise AugsbertError(f"-p teacher={proto.teacher} {'is' if proto.teacher == 'bi-encoder' else 'includes'} the gold-tuned bi-encoder {proto.teacher_base!r}, and student {proto.student!r} "
                             f"is {proto.student_base!r} trained on the same gold pairs: a student cannot teach itself. Use "
                             "-p teacher=cross-encoder, another -p teacher_model, or a weaker student "
                             f"(-p student={' or '.join(n for n in STUDENTS if n != proto.student)}).")

@@ -285,6 +285,8 @@ def student_record(student:str, # a name in `augsbert.students.STUDENTS`
                           f"(model2vec=={package_versions(('model2vec',))['model2vec']}, "
                           f"{'PCA to ' + str(o['static_dims']) + ' dimensions' if o.get('static_dims') else 'no PCA'})" if o.get('static_init') == 'model2vec'
                           else f"a static embedding table: the input token embeddings of {base}")
+        if o.get('static_distill'): extra['built'] += (f", then fitted to {o['static_distill']}'s embeddings of unlabelled text "
+                                                       f"({o.get('distill_pool')}, {o.get('distill_epochs')} epoch(s), lr {o.get('distill_lr')})")
     elif student == 'minilm-cut': extra['built'] = f"the first {o.get('cut_layers')} transformer layers of {base}"
     elif student == 'arguebert':
         extra['built'] = (f"an ArgueBERT encoder pre-trained with {o.get('ab_objective')} (pre-training seed 42) "

@@ -5,17 +5,18 @@
 # %% ../nbs/07b_students.ipynb #85a76b0c
 from __future__ import annotations
 import time
+import numpy as np
 from dataclasses import dataclass, replace
 from typing import Callable
 from .config import AugsbertError, unknown_name
 from .cache import stage_key, cached_folder
 from .models import resolve_model, load_bi_encoder, pick_device, canonical_model, DEFAULT_MODEL
-from .training import TrainConfig
+from .training import TrainConfig, sentence_transformer_run
 
 # %% auto #0
 __all__ = ['STUDENTS', 'TRANSFORMER_SETTINGS', 'STATIC_SETTINGS', 'STATIC_INITS', 'Student', 'register_student', 'student_base',
            'cut_layers', 'static_from_tokens', 'check_student', 'student_options', 'student_config', 'make_student',
-           'student_title', 'throughput']
+           'student_title', 'distil_to_teacher', 'throughput']
 
 # %% ../nbs/07b_students.ipynb #008b30be
 @dataclass(frozen=True)
@@ -32,7 +33,7 @@ class Student:
 # %% ../nbs/07b_students.ipynb #6573b169
 STUDENTS: dict[str, Student] = {}
 TRANSFORMER_SETTINGS = ('lr', 'epochs')                 # what a static student does not train with
-STATIC_SETTINGS = ('static_init', 'static_lr', 'static_epochs', 'static_dims')
+STATIC_SETTINGS = ('static_init', 'static_lr', 'static_epochs', 'static_dims', 'static_distill', 'distill_pool', 'distill_epochs', 'distill_lr')
 STATIC_INITS = ('tokens', 'model2vec')
 
 def register_student(s:Student)->Student:
@@ -88,8 +89,9 @@ def _static(base, opts, device):
 
 # %% ../nbs/07b_students.ipynb #7f359496
 def _static_title(o:dict)->str:
-    if o['static_init'] == 'tokens': return 'static (MiniLM tokens)'
-    return f"static (model2vec{', ' + str(o['static_dims']) + '-d' if o.get('static_dims') not in (None, 256) else ''})"
+    fit = f", fitted to {str(o['static_distill']).rstrip('/').split('/')[-1]}" if o.get('static_distill') else ''
+    if o['static_init'] == 'tokens': return f'static (MiniLM tokens{fit})'
+    return f"static (model2vec{', ' + str(o['static_dims']) + '-d' if o.get('static_dims') not in (None, 256) else ''}{fit})"
 
 register_student(Student('minilm', 'transformer', lambda o: 'MiniLM-L6', lambda base, o, d: _load(base, d)))
 register_student(Student('mpnet', 'transformer', lambda o: 'MPNet-base', lambda base, o, d: _load(base, d),
@@ -167,6 +169,29 @@ def student_title(name:str, # a name in `STUDENTS`
     s, t = STUDENTS[name], STUDENTS[name].describe(options)
     usual = canonical_model(s.base or DEFAULT_MODEL)          # MiniLM, unless the student family has a base of its own
     return t if base is None or canonical_model(base) == usual else f"{t} (from {base.rstrip('/').split('/')[-1]})"
+
+# %% ../nbs/07b_students.ipynb #a5650904
+def distil_to_teacher(student, # an untrained static `SentenceTransformer` (e.g. `make_student('static', ...)`)
+                      teacher, # the sentence embedder to imitate: a `SentenceTransformer`, or a model name or folder
+                      sentences:list, # unlabelled text (≥ the student's dimension of distinct sentences, for the PCA)
+                      cfg:TrainConfig, # epochs, batch size, learning rate, seed
+                      progress:bool=True)->tuple:
+    "(the student fitted to the teacher's PCA-reduced embeddings of `sentences` by MSE, {'explained': the PCA's explained variance share})."
+    from datasets import Dataset
+    from sklearn.decomposition import PCA
+    from sentence_transformers.sentence_transformer.losses import MSELoss
+    sentences, dim = list(dict.fromkeys(str(s) for s in sentences if str(s).strip())), student.get_sentence_embedding_dimension()
+    if len(sentences) < dim: raise AugsbertError(f"fitting a {dim}-d student to a teacher needs at least {dim} distinct sentences, got {len(sentences)}.")
+    teacher = load_bi_encoder(teacher, cfg.device) if isinstance(teacher, str) else teacher
+    E = teacher.encode(sentences, batch_size=64, show_progress_bar=progress, convert_to_numpy=True)
+    if E.shape[1] < dim: raise AugsbertError(f"the teacher's {E.shape[1]}-d embeddings cannot be reduced to the student's {dim} dimensions.")
+    pca = PCA(n_components=dim, random_state=cfg.seed).fit(E)
+    T = pca.transform(E).astype(np.float32)
+    own = np.linalg.norm(student.encode(sentences[:2000], batch_size=256, convert_to_numpy=True), axis=1).mean()
+    T *= own / max(float(np.linalg.norm(T, axis=1).mean()), 1e-12)
+    run = sentence_transformer_run(student, Dataset.from_dict(dict(sentence=sentences, label=T.tolist())), MSELoss(student), cfg,
+                                   'static distillation', progress=progress).train_to(1.0)
+    return run.model, dict(explained=float(pca.explained_variance_ratio_.sum()), sentences=len(sentences))
 
 # %% ../nbs/07b_students.ipynb #a1238012
 def throughput(model, # a `SentenceTransformer` or a `CrossEncoder`

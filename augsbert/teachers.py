@@ -18,11 +18,11 @@ from .silver import teacher as as_teacher, export_onnx
 from .protocol import Protocol
 
 # %% auto #0
-__all__ = ['TEACHERS', 'TEACHER_STAGE', 'TEACHER_CODE', 'SEARCH_SETTINGS', 'Teacher', 'Taught', 'register_teacher',
-           'cross_encoder_key', 'get_cross_encoder', 'ce_predict', 'ce_labeller', 'gold_bi_encoder_key',
-           'get_bi_encoder_model', 'teacher_be_config', 'fit_cross_encoder', 'fit_bi_encoder', 'get_teacher',
-           'teacher_key', 'teacher_gate', 'check_search', 'search_teacher_recipe', 'apply_recipe', 'score_predictor',
-           'teacher_scores']
+__all__ = ['TEACHERS', 'TEACHER_STAGE', 'TEACHER_PARTS', 'TEACHER_CODE', 'SEARCH_SETTINGS', 'Teacher', 'Taught',
+           'register_teacher', 'cross_encoder_key', 'get_cross_encoder', 'ce_predict', 'ce_labeller',
+           'gold_bi_encoder_key', 'get_bi_encoder_model', 'teacher_be_config', 'fit_cross_encoder', 'fit_bi_encoder',
+           'fit_ensemble', 'get_teacher', 'teacher_key', 'teacher_gate', 'check_search', 'search_teacher_recipe',
+           'apply_recipe', 'search_recipes', 'score_predictor', 'teacher_scores']
 
 # %% ../nbs/09b_teachers.ipynb #34c9487c
 @dataclass(frozen=True)
@@ -40,10 +40,12 @@ class Taught:
     path: str           # the sentence-transformers folder (`CrossEncoder(path)` / `SentenceTransformer(path)`)
     key: str            # its cache key
     backend: str = 'torch'   # how it labels (a cross-encoder: `Protocol.label_backend`)
+    parts: tuple = ()        # an ensemble's members: a (path, key) each (`path` is the first's)
 
 # %% ../nbs/09b_teachers.ipynb #cdc0fc7e
 TEACHERS: dict[str, Teacher] = {}
 TEACHER_STAGE = {'cross-encoder': 'cross-encoder', 'bi-encoder': 'gold-sbert'}   # the cache stage of each teacher's model
+TEACHER_PARTS = {'cross-encoder': ('cross-encoder',), 'bi-encoder': ('bi-encoder',), 'ensemble': ('cross-encoder', 'bi-encoder')}   # the models each kind trains
 TEACHER_CODE = ('augsbert.teachers', 'augsbert.training', 'augsbert.models', 'augsbert.silver')   # what a teacher's cache key covers
 
 def register_teacher(name:str, title:str):
@@ -139,6 +141,13 @@ def fit_bi_encoder(train:pd.DataFrame, proto:Protocol, progress:bool=True, timin
     key = gold_bi_encoder_key(train, proto, proto.teacher_base, cfg)
     return Taught(as_teacher(model, proto.be.eval_precision, proto.be.device), proto.teacher_base, str(artefact_dir('gold-sbert', key)), key)
 
+@register_teacher('ensemble', 'cross-encoder + gold-tuned bi-encoder')
+def fit_ensemble(train:pd.DataFrame, proto:Protocol, progress:bool=True, timings:dict|None=None)->Taught:
+    "Both teachers of `teacher_base`, each with its own recipe and cache entry, labelling by the mean of their scores."
+    parts = [fit_cross_encoder(train, proto, progress, timings), fit_bi_encoder(train, proto, progress, timings)]
+    return Taught(lambda df: (np.asarray(parts[0].predict(df), float) + np.asarray(parts[1].predict(df), float)) / 2, proto.teacher_base,
+                  parts[0].path, stage_key('ensemble', parts=[t.key for t in parts]), proto.label_backend, tuple((t.path, t.key) for t in parts))
+
 # %% ../nbs/09b_teachers.ipynb #5e78a052
 def get_teacher(train:pd.DataFrame, # the gold training pairs
                 proto:Protocol, progress:bool=True, timings:dict|None=None)->Taught:
@@ -149,9 +158,11 @@ def get_teacher(train:pd.DataFrame, # the gold training pairs
 
 def teacher_key(train:pd.DataFrame, proto:Protocol)->list:
     "What identifies the protocol's teacher in a cache key."
-    if (proto.teacher or 'cross-encoder') == 'cross-encoder':
-        return ['cross-encoder', cross_encoder_key(train, proto, proto.seed, proto.teacher_base)]
-    return ['bi-encoder', gold_bi_encoder_key(train, proto, proto.teacher_base, teacher_be_config(proto))]
+    name = proto.teacher or 'cross-encoder'
+    if name not in TEACHER_PARTS: raise unknown_name('teacher (-p teacher)', name, TEACHER_PARTS)
+    keys = {'cross-encoder': lambda: cross_encoder_key(train, proto, proto.seed, proto.teacher_base),
+            'bi-encoder': lambda: gold_bi_encoder_key(train, proto, proto.teacher_base, teacher_be_config(proto))}
+    return [name, *(keys[k]() for k in TEACHER_PARTS[name])]
 
 # %% ../nbs/09b_teachers.ipynb #b6292783
 def teacher_gate(teacher_dev:float, # the teacher's dev score (×100)
@@ -190,9 +201,12 @@ def check_search(o:dict # the settings (`proto.options` or a profile)
         if h not in HEADS: raise unknown_name('head (-p search_heads)', h, HEADS)
     return lrs, heads, int(o['search_epochs'])
 
-def search_teacher_recipe(train:pd.DataFrame, splits:PairSplits, proto:Protocol, progress:bool=True, timings:dict|None=None)->dict:
+def search_teacher_recipe(train:pd.DataFrame, splits:PairSplits, proto:Protocol, progress:bool=True, timings:dict|None=None,
+                          kind:str|None=None # 'cross-encoder' or 'bi-encoder' (default: the protocol's teacher; an ensemble names its part)
+                         )->dict:
     "The teacher's recipe (a cross-encoder's or a gold-tuned bi-encoder's) chosen on dev from `proto.options`' search space."
-    o, model, kind = proto.options, proto.teacher_base, proto.teacher or 'cross-encoder'
+    o, model, kind = proto.options, proto.teacher_base, kind or proto.teacher or 'cross-encoder'
+    if kind not in TEACHER_STAGE: raise AugsbertError(f"search_teacher_recipe: kind must be one of {', '.join(TEACHER_STAGE)} (an ensemble's part), got {kind!r}.")
     lrs, heads, E = check_search(o)
     if kind == 'bi-encoder': heads = ['-']     # a sentence embedder keeps its own pooling
     dev = _search_dev(splits, o['search_dev_pairs'])
@@ -227,6 +241,14 @@ def apply_recipe(proto:Protocol, recipe:dict|None)->Protocol:
         return _replace(proto, options={**proto.options, 'teacher_be': be})
     ce = _replace(proto.ce, lr=float(recipe['lr']), epochs=k, warmup_ratio=min(1.0, proto.ce.warmup_ratio * E / k))
     return _replace(proto, ce=ce, ce_head=recipe['head'])
+
+def search_recipes(train:pd.DataFrame, splits:PairSplits, proto:Protocol, progress:bool=True, timings:dict|None=None)->tuple:
+    "(the protocol whose teacher trains every part with its recipe chosen on dev, [the search of each part]) (`TEACHER_PARTS`)."
+    name = proto.teacher or 'cross-encoder'
+    if name not in TEACHER_PARTS: raise unknown_name('teacher (-p teacher)', name, TEACHER_PARTS)
+    found = [search_teacher_recipe(train, splits, proto, progress, timings, kind=k) for k in TEACHER_PARTS[name]]
+    for f in found: proto = apply_recipe(proto, f['best'])
+    return proto, found
 
 # %% ../nbs/09b_teachers.ipynb #d4296e47
 def score_predictor(predict:Callable, # df -> scores (a teacher's labelling function, a model's `predict`)

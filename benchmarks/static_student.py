@@ -45,7 +45,7 @@ def main():
     def save():
         with atomic_write(out_path) as f: json.dump(res, f, indent=1)
     for init in a.inits.split(','):
-        opts = dict(static_init=init, static_lr=float(a.lrs.split(',')[0]), static_epochs=a.epochs, static_dims=256)  # make_student reads every setting
+        opts = dict(static_init=init, static_lr=float(a.lrs.split(',')[0]), static_epochs=a.epochs, static_dims=256, static_distill='', distill_pool='gold', distill_epochs=1, distill_lr=0.05)  # make_student reads every setting
         base = make_student('static', DEFAULT_MODEL, opts)
         zs = {k: task_score(sp.task, bi_encoder_scores(base, df), df['score']) for k, df in (('dev', sp.dev), ('test', sp.test))}
         res.setdefault('zero_shot', {})[init] = zs

@@ -82,3 +82,22 @@ def test_a_larger_silver_pool_and_another_loss(env, tiny):
     gold = read_json(_ev(tiny, strategies='bm25', controls='')/'metrics.json')
     assert all(a['variants']['augsbert-bm25']['pairs'] > b['variants']['augsbert-bm25']['pairs']     # more sentences, more BM25 pairs
                for a, b in zip(m['per_seed'], gold['per_seed']))
+
+def test_an_ensemble_teacher_searches_both_parts(env, tiny):
+    "-p teacher=ensemble: the cross-encoder and the gold-tuned bi-encoder, each with its recipe chosen on dev, label by their mean; both are saved."
+    d = _ev(tiny, teacher='ensemble', student='static', static_init='tokens', strategies='bm25', controls='')
+    t = read_json(d/'metrics.json')['teacher']
+    assert t['kind'] == 'ensemble' and (t['search']['kind'], t['search_be']['kind']) == ('cross-encoder', 'bi-encoder')
+    assert t['be']['lr'] == t['search_be']['best']['lr'] and t['recipe'] == t['search']['best']
+    parts = [r['teacher']['parts'] for r in read_json(d/'metrics.json')['per_seed']]
+    assert all(len(p) == 2 for p in parts) and parts[0] != parts[1]           # two models per seed, re-made per seed
+
+def test_a_static_student_fitted_to_a_teacher_first(env, tiny):
+    "-p static_distill: every bi-encoder of the run starts from the static student fitted to that model's embeddings (one cached start)."
+    kw = dict(student='static', static_init='tokens', strategies='bm25', controls='', teacher_search=False)
+    d = _ev(tiny, static_distill=tiny, distill_pool='gold', distill_epochs=2, distill_lr=0.5, **kw)
+    plain = read_json(_ev(tiny, **kw)/'metrics.json')
+    m, prov = read_json(d/'metrics.json'), read_json(d/'provenance.json')
+    assert all(abs(a['sbert']['test'] - b['sbert']['test']) > 1e-6 for a, b in zip(m['per_seed'], plain['per_seed']))
+    assert 'fitted to' in m['student_title'] and 'fitted to' in prov['student_model']['built']
+    assert any(s['role'] == 'static student fitted to' for s in prov['models'])

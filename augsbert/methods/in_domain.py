@@ -15,14 +15,15 @@ from ..config import AugsbertError, unknown_name, register_settings
 from ..cache import frame_key, stage_key, artefact_dir, cached_json, cached_folder
 from ..data import PairSplits, load_dataset, norm_text
 from ..metrics import best_threshold, trivial_baselines
-from ..training import precision_scope, DevCurve, bi_encoder_run, cross_encoder_run, make_cross_encoder, add_time, write_card
+from ..training import TrainConfig, precision_scope, DevCurve, bi_encoder_run, cross_encoder_run, make_cross_encoder, add_time, write_card
 from ..seed_optimisation import seed_optimise
 from ..sampling import SAMPLERS, check_silver_memory
 from ..silver import label_pairs, LABEL_CHUNK
-from ..students import STUDENTS, make_student, student_title, throughput
+from ..students import STUDENTS, make_student, student_title, throughput, distil_to_teacher
+from ..models import resolve_model, load_bi_encoder
 from ..protocol import Protocol, protocol_from_profile
-from ..teachers import (TEACHERS, get_teacher, teacher_key, get_cross_encoder, ce_predict, get_bi_encoder_model, TEACHER_STAGE,
-                               teacher_gate, search_teacher_recipe, apply_recipe, teacher_scores, check_search,
+from ..teachers import (TEACHERS, get_teacher, teacher_key, get_cross_encoder, ce_predict, get_bi_encoder_model, TEACHER_STAGE, TEACHER_PARTS,
+                               teacher_gate, search_recipes, teacher_scores, check_search,
                                score_predictor)
 from ..statistics import compare, score_ci
 from .. import paper
@@ -30,11 +31,12 @@ from ..runs import cpu_name
 from ..augmenters import synonym_augment
 
 # %% auto #0
-__all__ = ['SETTINGS_FAMILY', 'SILVER_POOLS', 'POOL_SETS', 'SILVER_LABELS', 'LABELS_FAMILY', 'METHODS', 'STAGE_CODE', 'CONTROLS',
-           'silver_pool_text', 'calibrate_labels', 'Method', 'register_method', 'get_method', 'method_protocol',
-           'labels_with_backend', 'get_silver', 'keep_model', 'seed_results', 'Cell', 'run_bert', 'run_sbert',
-           'run_nlpaug', 'silver_summary', 'pool_sentences', 'check_silver', 'run_augsbert', 'summarise', 'run_method',
-           'measure_throughput', 'sign_models', 'control_pairs', 'evidence_cell', 'paper_effect', 'evidence_statistics']
+__all__ = ['SETTINGS_FAMILY', 'SILVER_POOLS', 'POOL_SETS', 'SILVER_LABELS', 'LABELS_FAMILY', 'METHODS', 'STAGE_CODE',
+           'DISTILL_POOLS', 'CONTROLS', 'silver_pool_text', 'calibrate_labels', 'Method', 'register_method',
+           'get_method', 'method_protocol', 'labels_with_backend', 'get_silver', 'keep_model', 'distilled_start',
+           'seed_results', 'Cell', 'run_bert', 'run_sbert', 'run_nlpaug', 'silver_summary', 'pool_sentences',
+           'check_silver', 'run_augsbert', 'summarise', 'run_method', 'measure_throughput', 'sign_models',
+           'control_pairs', 'evidence_cell', 'paper_effect', 'evidence_statistics']
 
 # %% ../../nbs/10_methods.ipynb #2fab1f52
 SETTINGS_FAMILY = register_settings('nlpaug', dict(   # this method's keys: types here, defaults in settings.ini [method nlpaug]
@@ -204,6 +206,27 @@ def keep_model(model, # a trained `SentenceTransformer` or `CrossEncoder`
     cached_folder(f'{stage}-model', key, build, lambda folder: None)
     return dict(path=str(artefact_dir(f'{stage}-model', key)), key=key)
 
+# %% ../../nbs/10_methods.ipynb #3e452e9a
+DISTILL_POOLS = ('gold', 'sts')
+
+def distilled_start(splits:PairSplits, # the data set (train: the gold pairs)
+                    proto:Protocol, progress:bool=True, timings:dict|None=None)->dict|None:
+    "The static student fitted to `static_distill`'s embeddings of the distillation pool (a cached folder: path, key, fit), or None when off."
+    o = proto.student_options
+    if STUDENTS[proto.student].kind != 'static' or not o.get('static_distill'): return None
+    if o['distill_pool'] not in DISTILL_POOLS: raise unknown_name('distillation pool (-p distill_pool)', o['distill_pool'], DISTILL_POOLS)
+    sents, src = silver_pool_text(splits, 'sts' if o['distill_pool'] == 'sts' else 'train'), resolve_model(o['static_distill'])
+    cfg = TrainConfig(epochs=o['distill_epochs'], batch_size=proto.be.batch_size, lr=o['distill_lr'], seed=42, device=proto.be.device)
+    key = stage_key('static-distill', code=('augsbert.students', 'augsbert.training', 'augsbert.models'), student=[proto.student_base, o],
+                    teacher=[src.name, src.sha256, src.revision], sentences=frame_key(pd.DataFrame(dict(s=sents))), cfg=cfg.as_dict())
+    def build(folder):
+        t0 = time.time()
+        model, fit = distil_to_teacher(make_student(proto.student, proto.student_base, o, proto.be.device), o['static_distill'], sents, cfg, progress)
+        model.save(str(folder)); add_time(timings, 'static distillation', t0)
+        write_card(folder, kind='static student fitted to a teacher', base_model=proto.student_base, teacher=src.name, fit=fit, parameters=cfg.as_dict())
+    cached_folder('static-distill', key, build, lambda folder: None)
+    return dict(path=str(artefact_dir('static-distill', key)), key=key)
+
 # %% ../../nbs/10_methods.ipynb #48f59f90
 def seed_results(kind:str, # 'bi-encoder' or 'cross-encoder'
                  train:pd.DataFrame, # training pairs (gold, or gold + silver)
@@ -211,8 +234,10 @@ def seed_results(kind:str, # 'bi-encoder' or 'cross-encoder'
     "Dev and test scores of `kind` trained on `train`: one dict per seed (or per seed-optimisation repetition)."
     if kind not in ('bi-encoder', 'cross-encoder'): raise unknown_name('model kind', kind, ('bi-encoder', 'cross-encoder'))
     be = kind == 'bi-encoder'
+    start = distilled_start(splits, proto, progress, timings) if be else None     # a static student fitted to a teacher first
     def make_run(seed, callbacks=()):
-        if be: return bi_encoder_run(make_student(proto.student, proto.student_base, proto.student_options, proto.be.device), train,
+        if be: return bi_encoder_run(load_bi_encoder(start['path'], proto.be.device) if start else
+                                     make_student(proto.student, proto.student_base, proto.student_options, proto.be.device), train,
                                      proto.student_cfg().with_seed(seed), splits.dev, splits.task, callbacks, progress, loss=proto.student_loss)
         return cross_encoder_run(proto.cross_encoder, train, proto.ce.with_seed(seed), splits.dev, splits.task, callbacks, progress,
                                  head=proto.ce_head, hidden=proto.ce_hidden)
@@ -221,7 +246,8 @@ def seed_results(kind:str, # 'bi-encoder' or 'cross-encoder'
                 test=frame_key(splits.test), task=splits.task, model=proto.student_base if be else proto.cross_encoder,
                 cfg=proto.student_cfg().as_dict() if be else proto.key_fields()['ce'], head=None if be else proto.ce_head,
                 hidden=None if be else proto.ce_hidden)
-    if be: base.update(student=proto.student, student_options=proto.student_options, loss=proto.student_loss); base['cfg'].pop('device', None)
+    if be: base.update(student=proto.student, student_options=proto.student_options, loss=proto.student_loss, start=start and start['key'])
+    if be: base['cfg'].pop('device', None)
     card = dict(kind=kind, base_model=base['model'], data=dict(train=base['data'], dev=base['dev'], test=base['test'], task=splits.task,
                 dataset=splits.name), parameters=base['cfg'], **({'student': proto.student, 'student_options': proto.student_options} if be else {}))
     curve = sorted(set(proto.curve_points) - {1.0}) if be else []
@@ -374,21 +400,25 @@ def run_method(method:str, # a name in `METHODS`
     "Train and evaluate `method` on `splits`; returns (metrics, timings in seconds)."
     m = get_method(method, silver_only)
     gold = splits.train.reset_index(drop=True)
-    timings, recipe = {}, None
+    timings, recipe, recipe_be = {}, None, None
     if m.sampler and proto.options.get('teacher_search'):
-        recipe = search_teacher_recipe(gold, splits, proto, progress, timings)    # the teacher's recipe, chosen on dev
-        proto = apply_recipe(proto, recipe['best'])
+        proto, found = search_recipes(gold, splits, proto, progress, timings)    # the teacher's recipe (each part's), chosen on dev
+        recipe = found[0]
+        if len(found) > 1: recipe_be = found[1]
     cell = Cell(splits, gold, proto, progress, timings, silver_only, _unlabelled(gold, unlabelled))
     out = dict(method=method, dataset=splits.name, task=splits.task, gold_pairs=len(cell.train))
     if m.sampler:              # before anything is trained: would the silver set fit in memory?
         est = check_silver_memory(m.sampler, gold, proto.options[SAMPLERS[m.sampler].size_key], pool_sentences(cell))
         out['silver_estimate'] = {k: est[k] for k in ('pairs', 'sentences', 'bytes')}
-        kind, tkey = teacher_key(gold, proto)
+        kind, *tkeys = teacher_key(gold, proto)
+        paths = [str(artefact_dir(TEACHER_STAGE[k], t)) for k, t in zip(TEACHER_PARTS[kind], tkeys)]
         out.update(teacher=proto.teacher, silver_pool=proto.options['silver_pool'], unlabelled_sentences=len(pool_sentences(cell)),
-                   teacher_model=dict(kind=kind, model=proto.teacher_base, key=tkey, path=str(artefact_dir(TEACHER_STAGE[kind], tkey))))
+                   teacher_model=dict(kind=kind, model=proto.teacher_base, key=tkeys[0] if len(tkeys) == 1 else tkeys,
+                                      path=paths[0] if len(paths) == 1 else paths))
     if method != 'bert': out.update(student=proto.student, student_model=proto.student_base,
                                     student_title=student_title(proto.student, proto.student_options, proto.student_base))
     if recipe: out['teacher_recipe'] = recipe
+    if recipe_be: out['teacher_recipe_be'] = recipe_be
     out.update(m.run(cell))
     if not predictions:
         for r in out['per_seed']: r.pop('test_pred', None)
@@ -470,15 +500,15 @@ def evidence_cell(splits:PairSplits, # the data set (train: the gold pairs, alre
     gold, cols = splits.train.reset_index(drop=True), ['sentence1', 'sentence2', 'score']
     pool = _unlabelled(gold, unlabelled) if proto.options.get('silver_pool', 'gold') != 'gold' else []
     for s in strategies: check_silver_memory(s, gold, proto.options[SAMPLERS[s].size_key], pool)   # before anything trains
-    search = search_teacher_recipe(gold, splits, proto, progress, timings) if proto.options.get('teacher_search') else None
-    base, baselines = apply_recipe(proto, search and search['best']), trivial_baselines(splits)
+    base, found = search_recipes(gold, splits, proto, progress, timings) if proto.options.get('teacher_search') else (proto, [])
+    search, baselines = (found[0] if found else None), trivial_baselines(splits)
     preds, thr, seeds = {}, {}, []
     def keep(name, r): preds.setdefault(name, []).append(r['test_pred']); thr.setdefault(name, []).append(r.get('threshold'))
     for i in tqdm(range(proto.seeds), desc=f'{splits.name}: seeds', disable=not progress):
         p = _replace(base, seed=proto.seed + i, seeds=1, seed_optimisation=False)
         taught = get_teacher(gold, p, progress, timings); ts = teacher_scores(taught, splits); keep('teacher', ts)
         sb = seed_results('bi-encoder', gold, splits, p, progress, timings)[0]; keep('sbert', sb)
-        rec = dict(seed=p.seed, teacher=dict(_brief(ts), path=taught.path, key=taught.key), sbert=_brief(sb),
+        rec = dict(seed=p.seed, teacher=dict(_brief(ts), path=taught.path, key=taught.key, **({'parts': taught.parts} if taught.parts else {})), sbert=_brief(sb),
                    gate=teacher_gate(ts['dev'], sb['dev'], baselines), variants={})
         for s in strategies:
             silver, v = get_silver(s, splits, gold, p, progress, timings, pool), f'augsbert-{SAMPLERS[s].slug}'
@@ -494,8 +524,9 @@ def evidence_cell(splits:PairSplits, # the data set (train: the gold pairs, alre
     return dict(dataset=splits.name, task=splits.task, gold_pairs=len(gold), seeds=proto.seeds, strategies=list(strategies),
                 silver_pool=dict(pool=proto.options.get('silver_pool', 'gold'), sentences=len(pool)),
                 controls=list(controls), teacher=dict(kind=proto.teacher or 'cross-encoder', model=base.teacher_base,
-                recipe=search and search['best'], search=search, ce=base.key_fields()['ce'], head=base.ce_head,
-                be=(base.options.get('teacher_be') or {}) if (proto.teacher or 'cross-encoder') == 'bi-encoder' else None),
+                recipe=search and search['best'], search=search, **({'search_be': found[1]} if len(found) > 1 else {}),
+                ce=base.key_fields()['ce'], head=base.ce_head,
+                be=(base.options.get('teacher_be') or {}) if (proto.teacher or 'cross-encoder') in ('bi-encoder', 'ensemble') else None),
                 baselines=baselines, gate=teacher_gate(mean([r['teacher']['dev'] for r in seeds]), mean([r['sbert']['dev'] for r in seeds]), baselines),
                 per_seed=seeds, predictions={k: np.asarray(v, dtype=np.float32) for k, v in preds.items()},
                 thresholds={k: v for k, v in thr.items() if splits.task == 'classification'})
