@@ -601,6 +601,8 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                                                                           'augsbert/methods/in_domain.py'),
                                             'augsbert.methods.in_domain.evidence_statistics': ( 'methods.html#evidence_statistics',
                                                                                                 'augsbert/methods/in_domain.py'),
+                                            'augsbert.methods.in_domain.get_margin_triples': ( 'methods.html#get_margin_triples',
+                                                                                               'augsbert/methods/in_domain.py'),
                                             'augsbert.methods.in_domain.get_method': ( 'methods.html#get_method',
                                                                                        'augsbert/methods/in_domain.py'),
                                             'augsbert.methods.in_domain.get_silver': ( 'methods.html#get_silver',
@@ -609,6 +611,8 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                                                                        'augsbert/methods/in_domain.py'),
                                             'augsbert.methods.in_domain.labels_with_backend': ( 'methods.html#labels_with_backend',
                                                                                                 'augsbert/methods/in_domain.py'),
+                                            'augsbert.methods.in_domain.margin_triples': ( 'methods.html#margin_triples',
+                                                                                           'augsbert/methods/in_domain.py'),
                                             'augsbert.methods.in_domain.measure_throughput': ( 'methods.html#measure_throughput',
                                                                                                'augsbert/methods/in_domain.py'),
                                             'augsbert.methods.in_domain.method_protocol': ( 'methods.html#method_protocol',
@@ -911,4 +915,5 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                    'augsbert.training.train_bi_encoder': ('training.html#train_bi_encoder', 'augsbert/training.py'),
                                    'augsbert.training.train_cross_encoder': ('training.html#train_cross_encoder', 'augsbert/training.py'),
                                    'augsbert.training.training_arguments': ('training.html#training_arguments', 'augsbert/training.py'),
+                                   'augsbert.training.triples_dataset': ('training.html#triples_dataset', 'augsbert/training.py'),
                                    'augsbert.training.write_card': ('training.html#write_card', 'augsbert/training.py')}}}

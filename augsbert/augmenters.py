@@ -246,14 +246,15 @@ def hyponym(sentence:str, rng:random.Random)->str:
 
 # %% ../nbs/09a_augmenters.ipynb #824da8bf
 _AUX = r"(is|are|was|were|do|does|did|has|have|had|could|would|should|must|need|might|may|will|shall|can)"
-_NEG = [(re.compile(r"\bcan't\b|\bcannot\b", re.I), 'can'), (re.compile(r"\bwon't\b", re.I), 'will'),
-        (re.compile(r"\bshan't\b", re.I), 'shall'), (re.compile(_AUX[:-1] + r")n't\b", re.I), r'\1'),
+_APOS = "['\u2019]"    # a straight or a typographic apostrophe: the sentence keeps its own (only a negation changes)
+_NEG = [(re.compile(r"\bcan" + _APOS + r"t\b|\bcannot\b", re.I), 'can'), (re.compile(r"\bwon" + _APOS + r"t\b", re.I), 'will'),
+        (re.compile(r"\bshan" + _APOS + r"t\b", re.I), 'shall'), (re.compile(_AUX[:-1] + r")n" + _APOS + r"t\b", re.I), r'\1'),
         (re.compile(r"\b" + _AUX + r"\s+not\b", re.I), r'\1')]
 
 @register_augmenter('negation-removal', 'SentenceAuxiliaryNegationRemoval', 'alteration')
 def negation_removal(sentence:str, rng:random.Random)->str:
     "Every auxiliary negation removed: \"doesn't\" → 'does', 'is not' → 'is', \"can't\" → 'can'."
-    s = sentence.replace('\u2019', "'")
+    s = sentence
     for pat, rep in _NEG: s = pat.sub(lambda m, rep=rep: _case_like(m.expand(rep), m.group(0)), s)
     return s
 

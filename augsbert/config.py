@@ -146,7 +146,7 @@ SETTINGS = {  # family -> {key: type}; a key belongs to exactly one family
         distill_pool=str,       # static_distill's text: 'gold' (the gold sentences) or 'sts' (+ STS12-16, SICK-R; never a dev or test sentence)
         distill_epochs=int,     # static_distill's epochs
         distill_lr=float,       # static_distill's learning rate
-        student_loss=str,       # the student's pair loss: 'cosine' (the paper: MSE of the cosine), 'cosent' or 'angle' (augsbert.training.BI_LOSSES)
+        student_loss=str,       # the student's pair loss: 'cosine' (the paper: MSE of the cosine), 'cosent', 'angle', or 'margin-mse' (evidence only: teacher-rescored triples) (augsbert.training.BI_LOSSES)
         cut_layers=int,         # 'minilm-cut': the first this many transformer layers of the bi-encoder model
     ),
 }

@@ -22,8 +22,8 @@ from .metrics import spearman, best_threshold
 __all__ = ['PRECISIONS', 'AUTO_HINT', 'SCHEDULES', 'BI_LOSSES', 'HEADS', 'CE_LOSSES', 'set_seed', 'precision_scope',
            'TrainConfig', 'paper_cross_encoder_config', 'paper_bi_encoder_config', 'training_arguments',
            'pairs_dataset', 'task_score', 'finite_scores', 'PauseAt', 'DevCurve', 'GuardFinite', 'TrainingRun',
-           'bi_encoder_scores', 'sentence_transformer_run', 'bi_encoder_run', 'train_bi_encoder', 'make_cross_encoder',
-           'predict_pairs', 'cross_encoder_run', 'train_cross_encoder', 'add_time', 'write_card']
+           'bi_encoder_scores', 'sentence_transformer_run', 'triples_dataset', 'bi_encoder_run', 'train_bi_encoder',
+           'make_cross_encoder', 'predict_pairs', 'cross_encoder_run', 'train_cross_encoder', 'add_time', 'write_card']
 
 # %% ../nbs/07_training.ipynb #920fa0c7
 def set_seed(seed:int # the seed for python's `random`, numpy and torch
@@ -307,7 +307,21 @@ def sentence_transformer_run(model, # a `SentenceTransformer`
     return TrainingRun(trainer, what, bi_encoder_scores, cfg, dev_df, task)
 
 # %% ../nbs/07_training.ipynb #db6dcb8c
-BI_LOSSES = {'cosine': 'CosineSimilarityLoss', 'cosent': 'CoSENTLoss', 'angle': 'AnglELoss'}   # -p student_loss -> sentence-transformers' loss
+def triples_dataset(df:pd.DataFrame # triples: sentence1 (anchor), sentence2 (positive), negative, score (the teacher's margin)
+                   ):
+    "The triples as a `datasets.Dataset` (anchor, positive, negative, label) for MarginMSE; a clear error for pairs or bad margins."
+    from datasets import Dataset
+    missing = {'sentence1', 'sentence2', 'negative', 'score'} - set(df.columns)
+    if missing: raise DataError(f"-p student_loss=margin-mse trains on (anchor, positive, negative) triples with the teacher's margin; "
+                                f"these training pairs lack {sorted(missing)}. The evidence experiment makes the triples (in_domain.margin_triples).")
+    y = df['score'].astype(float).to_numpy()
+    if not len(df) or not np.isfinite(y).all() or (np.abs(y) > 1).any():
+        raise DataError(f"margin triples: need at least one, with margins in [-1, 1]; got {len(df)} triples.")
+    return Dataset.from_dict(dict(anchor=df['sentence1'].astype(str).tolist(), positive=df['sentence2'].astype(str).tolist(),
+                                  negative=df['negative'].astype(str).tolist(), label=y.tolist()))
+
+BI_LOSSES = {'cosine': 'CosineSimilarityLoss', 'cosent': 'CoSENTLoss', 'angle': 'AnglELoss',   # -p student_loss -> sentence-transformers' loss
+             'margin-mse': 'MarginMSELoss'}   # on (anchor, positive, negative) triples with the teacher's margin (`in_domain.margin_triples`)
 
 def bi_encoder_run(model, # a `SentenceTransformer`, or a model name or folder (see `resolve_model`)
                    train_df:pd.DataFrame, # training pairs: sentence1, sentence2, score in [0, 1]
@@ -316,17 +330,19 @@ def bi_encoder_run(model, # a `SentenceTransformer`, or a model name or folder (
                    task:str='regression', # how `evaluate` scores
                    callbacks:list=(), # more `TrainerCallback`s
                    progress:bool=True, # the trainer's progress bar
-                   loss:str='cosine' # a name in `BI_LOSSES`: MSE of the cosine against the score (the paper), CoSENT or AnglE
+                   loss:str='cosine' # a name in `BI_LOSSES`: MSE of the cosine against the score (the paper), CoSENT, AnglE or MarginMSE
                   )->TrainingRun:
     "A pausable SBERT run: `sentence_transformer_run` with the pair loss `loss` (the paper's `CosineSimilarityLoss` by default)."
     from sentence_transformers.sentence_transformer import losses
     if loss not in BI_LOSSES: raise unknown_name('bi-encoder loss (-p student_loss)', loss, BI_LOSSES)
     cfg = cfg or paper_bi_encoder_config()
-    data = pairs_dataset(train_df, what='bi-encoder training pairs')
+    data = triples_dataset(train_df) if loss == 'margin-mse' else pairs_dataset(train_df, what='bi-encoder training pairs')
     model = _as_bi_encoder(model, pick_device(cfg.device))
     if hasattr(model[0], 'auto_model'): model.max_seq_length = cfg.max_seq_length   # a transformer (not a static) model
-    return sentence_transformer_run(model, data, getattr(losses, BI_LOSSES[loss])(model), cfg, 'bi-encoder', callbacks, progress,
-                                    dev_df=dev_df, task=task)
+    from sentence_transformers import util
+    fn = (losses.MarginMSELoss(model, similarity_fct=util.pairwise_cos_sim) if loss == 'margin-mse'   # cosines: the teacher's [0, 1] scale
+          else getattr(losses, BI_LOSSES[loss])(model))
+    return sentence_transformer_run(model, data, fn, cfg, 'bi-encoder', callbacks, progress, dev_df=dev_df, task=task)
 
 # %% ../nbs/07_training.ipynb #2bd51f5d
 def train_bi_encoder(model, # a `SentenceTransformer`, or a model name or folder

@@ -94,10 +94,21 @@ def test_an_ensemble_teacher_searches_both_parts(env, tiny):
 
 def test_a_static_student_fitted_to_a_teacher_first(env, tiny):
     "-p static_distill: every bi-encoder of the run starts from the static student fitted to that model's embeddings (one cached start)."
-    kw = dict(student='static', static_init='tokens', strategies='bm25', controls='', teacher_search=False)
+    kw = dict(student='static', static_init='tokens', strategies='bm25', controls='steps', teacher_search=False)   # as the margin test's
     d = _ev(tiny, static_distill=tiny, distill_pool='gold', distill_epochs=2, distill_lr=0.5, **kw)
     plain = read_json(_ev(tiny, **kw)/'metrics.json')
     m, prov = read_json(d/'metrics.json'), read_json(d/'provenance.json')
     assert all(abs(a['sbert']['test'] - b['sbert']['test']) > 1e-6 for a, b in zip(m['per_seed'], plain['per_seed']))
     assert 'fitted to' in m['student_title'] and 'fitted to' in prov['student_model']['built']
     assert any(s['role'] == 'static student fitted to' for s in prov['models'])
+
+def test_margin_mse_trains_the_augsbert_student_on_rescored_triples(env, tiny):
+    "-p student_loss=margin-mse: the AugSBERT student learns the teacher's margins on mined triples; SBERT keeps the pair loss."
+    kw = dict(student='static', static_init='tokens', strategies='bm25', controls='steps', teacher_search=False)
+    m = read_json(_ev(tiny, student_loss='margin-mse', **kw)/'metrics.json')
+    plain = read_json(_ev(tiny, **kw)/'metrics.json')
+    assert m['student_loss'] == 'margin-mse'
+    for a, b in zip(m['per_seed'], plain['per_seed']):
+        assert a['sbert']['test'] == b['sbert']['test']                                   # SBERT: the same pairs, the same loss
+        assert a['variants']['augsbert-bm25:steps']['test'] == b['variants']['augsbert-bm25:steps']['test']
+        assert a['variants']['augsbert-bm25']['test'] != b['variants']['augsbert-bm25']['test']

@@ -11,13 +11,13 @@ from typing import Callable
 import numpy as np
 from tqdm.auto import tqdm
 import pandas as pd
-from ..config import AugsbertError, unknown_name, register_settings
+from ..config import AugsbertError, DataError, unknown_name, register_settings
 from ..cache import frame_key, stage_key, artefact_dir, cached_json, cached_folder
 from ..data import PairSplits, load_dataset, norm_text
 from ..metrics import best_threshold, trivial_baselines
 from ..training import TrainConfig, precision_scope, DevCurve, bi_encoder_run, cross_encoder_run, make_cross_encoder, add_time, write_card
 from ..seed_optimisation import seed_optimise
-from ..sampling import SAMPLERS, check_silver_memory
+from ..sampling import SAMPLERS, check_silver_memory, unique_sentences
 from ..silver import label_pairs, LABEL_CHUNK
 from ..students import STUDENTS, make_student, student_title, throughput, distil_to_teacher
 from ..models import resolve_model, load_bi_encoder
@@ -36,7 +36,8 @@ __all__ = ['SETTINGS_FAMILY', 'SILVER_POOLS', 'POOL_SETS', 'SILVER_LABELS', 'LAB
            'get_method', 'method_protocol', 'labels_with_backend', 'get_silver', 'keep_model', 'distilled_start',
            'seed_results', 'Cell', 'run_bert', 'run_sbert', 'run_nlpaug', 'silver_summary', 'pool_sentences',
            'check_silver', 'run_augsbert', 'summarise', 'run_method', 'measure_throughput', 'sign_models',
-           'control_pairs', 'evidence_cell', 'paper_effect', 'evidence_statistics']
+           'control_pairs', 'margin_triples', 'get_margin_triples', 'evidence_cell', 'paper_effect',
+           'evidence_statistics']
 
 # %% ../../nbs/10_methods.ipynb #2fab1f52
 SETTINGS_FAMILY = register_settings('nlpaug', dict(   # this method's keys: types here, defaults in settings.ini [method nlpaug]
@@ -399,6 +400,9 @@ def run_method(method:str, # a name in `METHODS`
               )->tuple[dict, dict]:
     "Train and evaluate `method` on `splits`; returns (metrics, timings in seconds)."
     m = get_method(method, silver_only)
+    if proto.student_loss == 'margin-mse':
+        raise AugsbertError("-p student_loss=margin-mse trains on teacher-rescored triples, which the evidence experiment builds "
+                            "(augsbert run evidence -p student_loss=margin-mse ...); the Table 5 methods train on scored pairs: use cosine, cosent or angle.")
     gold = splits.train.reset_index(drop=True)
     timings, recipe, recipe_be = {}, None, None
     if m.sampler and proto.options.get('teacher_search'):
@@ -483,6 +487,43 @@ def control_pairs(kind:str, # a name in `CONTROLS`
         return pd.concat([gold, silver.assign(score=np.random.default_rng(seed).permutation(silver['score'].to_numpy()))], ignore_index=True)
     raise unknown_name('control', kind, CONTROLS)
 
+# %% ../../nbs/10_methods.ipynb #5f07fd61
+def margin_triples(pairs:pd.DataFrame, # scored pairs (gold + silver): sentence1, sentence2, score in [0, 1]
+                   predict:Callable, # the teacher: pairs (sentence1, sentence2) -> scores in [0, 1]
+                   miner, # the `SentenceTransformer` that ranks the negatives (the gold-tuned bi-encoder)
+                   corpus:list, # the sentences negatives are drawn from
+                   min_score:float=0.5, # a pair is (anchor, positive) when its label is at least this
+                   progress:bool=True)->pd.DataFrame:
+    "Triples (sentence1 = anchor, sentence2 = positive, negative, score = the teacher's margin) for MarginMSE."
+    from datasets import Dataset
+    from sentence_transformers.util import mine_hard_negatives
+    pos = pairs[pairs['score'] >= min_score]
+    if not len(pos): raise DataError(f"margin triples: no training pair has a label ≥ {min_score}, so there is no (anchor, positive) to mine for.")
+    a, b = [*pos['sentence1'], *pos['sentence2']], [*pos['sentence2'], *pos['sentence1']]
+    ds = mine_hard_negatives(Dataset.from_dict(dict(anchor=a, positive=b)), miner, corpus=list(dict.fromkeys([*corpus, *a, *b])), num_negatives=3,
+                             sampling_strategy='top', output_format='n-tuple', batch_size=64, verbose=progress).to_pandas()
+    negs = ds.columns[2:]           # the three closest candidates; the first that is neither the anchor nor its positive is the negative
+    ds['negative'] = [next((x for x in r[negs] if x not in (r.iloc[0], r.iloc[1])), None) for _, r in ds.iterrows()]
+    ds = ds.rename(columns={ds.columns[0]: 'anchor', ds.columns[1]: 'positive'}).dropna(subset=['negative']).reset_index(drop=True)
+    if not len(ds): raise DataError("margin triples: no anchor has a candidate negative (the pool holds no other sentence).")
+    score = lambda x, y: np.asarray(predict(pd.DataFrame(dict(sentence1=ds[x].tolist(), sentence2=ds[y].tolist()))), float)
+    return pd.DataFrame(dict(sentence1=ds['anchor'], sentence2=ds['positive'], negative=ds['negative'],
+                             score=np.round(score('anchor', 'positive') - score('anchor', 'negative'), 6)))
+
+# %% ../../nbs/10_methods.ipynb #0ea4bf23
+def get_margin_triples(pairs:pd.DataFrame, gold:pd.DataFrame, splits:PairSplits, proto:Protocol, taught, pool:list,
+                       progress:bool=True, timings:dict|None=None)->pd.DataFrame:
+    "`margin_triples` of `pairs` (gold + silver) with the protocol's teacher and its gold-tuned bi-encoder as the miner; cached."
+    corpus = list(dict.fromkeys([*unique_sentences(pairs), *pool]))
+    key = stage_key('margin-triples', code=STAGE_CODE['silver'] + (margin_triples,), pairs=frame_key(pairs), teacher=teacher_key(gold, proto),
+                    miner=[proto.bi_encoder, proto.key_fields()['be'], frame_key(gold), proto.seed], corpus=frame_key(pd.DataFrame(dict(s=corpus))))
+    def compute():
+        t0 = time.time()
+        out = margin_triples(pairs, taught.predict, get_bi_encoder_model(gold, proto, progress), corpus, progress=progress)
+        add_time(timings, 'margin triples', t0)
+        return out.to_dict(orient='list')
+    return pd.DataFrame(cached_json('margin-triples', key, compute))
+
 # %% ../../nbs/10_methods.ipynb #6068a124
 def _brief(r:dict)->dict: return {k: r[k] for k in ('dev', 'test', 'threshold', 'model') if k in r}
 
@@ -499,6 +540,7 @@ def evidence_cell(splits:PairSplits, # the data set (train: the gold pairs, alre
     if not strategies: raise AugsbertError("evidence_cell needs at least one strategy (e.g. strategies=('bm25',)).")
     gold, cols = splits.train.reset_index(drop=True), ['sentence1', 'sentence2', 'score']
     pool = _unlabelled(gold, unlabelled) if proto.options.get('silver_pool', 'gold') != 'gold' else []
+    margin = proto.student_loss == 'margin-mse'
     for s in strategies: check_silver_memory(s, gold, proto.options[SAMPLERS[s].size_key], pool)   # before anything trains
     base, found = search_recipes(gold, splits, proto, progress, timings) if proto.options.get('teacher_search') else (proto, [])
     search, baselines = (found[0] if found else None), trivial_baselines(splits)
@@ -506,24 +548,26 @@ def evidence_cell(splits:PairSplits, # the data set (train: the gold pairs, alre
     def keep(name, r): preds.setdefault(name, []).append(r['test_pred']); thr.setdefault(name, []).append(r.get('threshold'))
     for i in tqdm(range(proto.seeds), desc=f'{splits.name}: seeds', disable=not progress):
         p = _replace(base, seed=proto.seed + i, seeds=1, seed_optimisation=False)
+        pc = _replace(p, student_loss='cosine') if margin else p      # SBERT and the controls train on pairs
         taught = get_teacher(gold, p, progress, timings); ts = teacher_scores(taught, splits); keep('teacher', ts)
-        sb = seed_results('bi-encoder', gold, splits, p, progress, timings)[0]; keep('sbert', sb)
+        sb = seed_results('bi-encoder', gold, splits, pc, progress, timings)[0]; keep('sbert', sb)
         rec = dict(seed=p.seed, teacher=dict(_brief(ts), path=taught.path, key=taught.key, **({'parts': taught.parts} if taught.parts else {})), sbert=_brief(sb),
                    gate=teacher_gate(ts['dev'], sb['dev'], baselines), variants={})
         for s in strategies:
             silver, v = get_silver(s, splits, gold, p, progress, timings, pool), f'augsbert-{SAMPLERS[s].slug}'
             for w in check_silver(silver, s, splits, p): logging.getLogger(__name__).warning(w)
-            train_sets = {v: pd.concat([gold[cols], silver], ignore_index=True),
-                          **{f'{v}:{c}': control_pairs(c, gold, silver, p.seed) for c in controls}}
+            both = pd.concat([gold[cols], silver], ignore_index=True)
+            if margin: both = get_margin_triples(both, gold, splits, p, taught, pool, progress, timings)
+            train_sets = {v: both, **{f'{v}:{c}': control_pairs(c, gold, silver, p.seed) for c in controls}}
             for name, data in train_sets.items():
-                r = seed_results('bi-encoder', data, splits, p, progress, timings)[0]; keep(name, r)
+                r = seed_results('bi-encoder', data, splits, p if name == v else pc, progress, timings)[0]; keep(name, r)
                 rec['variants'][name] = dict(_brief(r), pairs=len(data))
             rec['variants'][v]['silver'] = silver_summary(silver)
         seeds.append(rec)
     mean = lambda xs: float(np.mean(xs))
     return dict(dataset=splits.name, task=splits.task, gold_pairs=len(gold), seeds=proto.seeds, strategies=list(strategies),
                 silver_pool=dict(pool=proto.options.get('silver_pool', 'gold'), sentences=len(pool)),
-                controls=list(controls), teacher=dict(kind=proto.teacher or 'cross-encoder', model=base.teacher_base,
+                controls=list(controls), student_loss=proto.student_loss, teacher=dict(kind=proto.teacher or 'cross-encoder', model=base.teacher_base,
                 recipe=search and search['best'], search=search, **({'search_be': found[1]} if len(found) > 1 else {}),
                 ce=base.key_fields()['ce'], head=base.ce_head,
                 be=(base.options.get('teacher_be') or {}) if (proto.teacher or 'cross-encoder') in ('bi-encoder', 'ensemble') else None),
