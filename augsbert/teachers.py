@@ -146,7 +146,7 @@ def fit_ensemble(train:pd.DataFrame, proto:Protocol, progress:bool=True, timings
     "Both teachers of `teacher_base`, each with its own recipe and cache entry, labelling by the mean of their scores."
     parts = [fit_cross_encoder(train, proto, progress, timings), fit_bi_encoder(train, proto, progress, timings)]
     return Taught(lambda df: (np.asarray(parts[0].predict(df), float) + np.asarray(parts[1].predict(df), float)) / 2, proto.teacher_base,
-                  parts[0].path, stage_key('ensemble', parts=[t.key for t in parts]), proto.label_backend, tuple((t.path, t.key) for t in parts))
+                  parts[0].path, stage_key('ensemble', code=TEACHER_CODE, parts=[t.key for t in parts]), proto.label_backend, tuple((t.path, t.key) for t in parts))
 
 # %% ../nbs/09b_teachers.ipynb #5e78a052
 def get_teacher(train:pd.DataFrame, # the gold training pairs

@@ -468,7 +468,9 @@ def sign_models(metrics:dict, # what `run_method` returned
     found = [dict(role=f"{'cross-encoder' if metrics['method'] == 'bert' else 'student'} (seed {r.get('seed')})", **r['model'])
              for r in metrics.get('per_seed', []) if isinstance(r.get('model'), dict)]
     if isinstance(metrics.get('teacher_model'), dict):
-        t = metrics['teacher_model']; found.append(dict(role=f"teacher ({t['kind']})", path=t['path'], key=t['key']))
+        t = metrics['teacher_model']
+        if isinstance(t['path'], str): found.append(dict(role=f"teacher ({t['kind']})", path=t['path'], key=t['key']))
+        else: found += [dict(role=f"teacher ({t['kind']}: {k})", path=p, key=q) for k, p, q in zip(TEACHER_PARTS[t['kind']], t['path'], t['key'])]
     for m in found:
         card = Path(m['path'])/'augsbert.json'
         if card.exists() and 'run' not in json.loads(card.read_text(encoding='utf-8')): write_card(m['path'], run=run)
