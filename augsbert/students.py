@@ -14,9 +14,9 @@ from .models import resolve_model, load_bi_encoder, pick_device, canonical_model
 from .training import TrainConfig, sentence_transformer_run
 
 # %% auto #0
-__all__ = ['STUDENTS', 'TRANSFORMER_SETTINGS', 'STATIC_SETTINGS', 'STATIC_INITS', 'Student', 'register_student', 'student_base',
-           'cut_layers', 'static_from_tokens', 'check_student', 'student_options', 'student_config', 'make_student',
-           'student_title', 'distil_to_teacher', 'throughput']
+__all__ = ['STUDENTS', 'TRANSFORMER_SETTINGS', 'STATIC_SETTINGS', 'STATIC_INITS', 'DISTILL_POOLS', 'Student', 'register_student',
+           'student_base', 'cut_layers', 'static_from_tokens', 'check_student', 'student_options', 'student_config',
+           'make_student', 'student_title', 'distil_to_teacher', 'throughput']
 
 # %% ../nbs/07b_students.ipynb #008b30be
 @dataclass(frozen=True)
@@ -35,6 +35,7 @@ STUDENTS: dict[str, Student] = {}
 TRANSFORMER_SETTINGS = ('lr', 'epochs')                 # what a static student does not train with
 STATIC_SETTINGS = ('static_init', 'static_lr', 'static_epochs', 'static_dims', 'static_distill', 'distill_pool', 'distill_epochs', 'distill_lr')
 STATIC_INITS = ('tokens', 'model2vec')
+DISTILL_POOLS = ('gold', 'sts')   # -p distill_pool: the text a static student is fitted on first (see `augsbert.methods.in_domain.distilled_start`)
 
 def register_student(s:Student)->Student:
     "Add `s` to `STUDENTS` (by its name); a method module may register its own (ArgueBERT does)."
@@ -119,6 +120,8 @@ def check_student(cfg:dict, # resolved settings (see `augsbert.config.get_profil
                             f"({s.kind}): it would be ignored. {hint}")
     if s.kind == 'static' and cfg['static_init'] not in STATIC_INITS:
         raise unknown_name('static student initialisation (-p static_init)', cfg['static_init'], STATIC_INITS)
+    if s.kind == 'static' and cfg.get('static_distill') and cfg.get('distill_pool') not in DISTILL_POOLS:
+        raise unknown_name('distillation pool (-p distill_pool)', cfg.get('distill_pool'), DISTILL_POOLS)
     if name == 'minilm-cut' and cfg['cut_layers'] < 1: raise AugsbertError(f"-p cut_layers={cfg['cut_layers']}: keep at least 1 layer.")
     if s.check: s.check(cfg)
     return s

@@ -19,7 +19,7 @@ from ..training import TrainConfig, precision_scope, DevCurve, bi_encoder_run, c
 from ..seed_optimisation import seed_optimise
 from ..sampling import SAMPLERS, check_silver_memory, unique_sentences
 from ..silver import label_pairs, LABEL_CHUNK
-from ..students import STUDENTS, make_student, student_title, throughput, distil_to_teacher
+from ..students import STUDENTS, make_student, student_title, throughput, distil_to_teacher, DISTILL_POOLS
 from ..models import resolve_model, load_bi_encoder
 from ..protocol import Protocol, protocol_from_profile
 from ..teachers import (TEACHERS, get_teacher, teacher_key, get_cross_encoder, ce_predict, get_bi_encoder_model, TEACHER_STAGE, TEACHER_PARTS,
@@ -31,13 +31,12 @@ from ..runs import cpu_name
 from ..augmenters import synonym_augment
 
 # %% auto #0
-__all__ = ['SETTINGS_FAMILY', 'SILVER_POOLS', 'POOL_SETS', 'SILVER_LABELS', 'LABELS_FAMILY', 'METHODS', 'STAGE_CODE',
-           'DISTILL_POOLS', 'CONTROLS', 'silver_pool_text', 'calibrate_labels', 'Method', 'register_method',
-           'get_method', 'method_protocol', 'labels_with_backend', 'get_silver', 'keep_model', 'distilled_start',
-           'seed_results', 'Cell', 'run_bert', 'run_sbert', 'run_nlpaug', 'silver_summary', 'pool_sentences',
-           'check_silver', 'run_augsbert', 'summarise', 'run_method', 'measure_throughput', 'sign_models',
-           'control_pairs', 'margin_triples', 'get_margin_triples', 'evidence_cell', 'paper_effect',
-           'evidence_statistics']
+__all__ = ['SETTINGS_FAMILY', 'SILVER_POOLS', 'POOL_SETS', 'SILVER_LABELS', 'LABELS_FAMILY', 'METHODS', 'STAGE_CODE', 'CONTROLS',
+           'silver_pool_text', 'calibrate_labels', 'Method', 'register_method', 'get_method', 'method_protocol',
+           'labels_with_backend', 'get_silver', 'keep_model', 'distilled_start', 'seed_results', 'Cell', 'run_bert',
+           'run_sbert', 'run_nlpaug', 'silver_summary', 'pool_sentences', 'check_silver', 'run_augsbert', 'summarise',
+           'run_method', 'measure_throughput', 'sign_models', 'control_pairs', 'margin_triples', 'get_margin_triples',
+           'evidence_cell', 'paper_effect', 'evidence_statistics']
 
 # %% ../../nbs/10_methods.ipynb #2fab1f52
 SETTINGS_FAMILY = register_settings('nlpaug', dict(   # this method's keys: types here, defaults in settings.ini [method nlpaug]
@@ -208,8 +207,6 @@ def keep_model(model, # a trained `SentenceTransformer` or `CrossEncoder`
     return dict(path=str(artefact_dir(f'{stage}-model', key)), key=key)
 
 # %% ../../nbs/10_methods.ipynb #3e452e9a
-DISTILL_POOLS = ('gold', 'sts')
-
 def distilled_start(splits:PairSplits, # the data set (train: the gold pairs)
                     proto:Protocol, progress:bool=True, timings:dict|None=None)->dict|None:
     "The static student fitted to `static_distill`'s embeddings of the distillation pool (a cached folder: path, key, fit), or None when off."
