@@ -49,6 +49,20 @@ def test_evidence_report_renders(cell):
     md = (cell.parents[2]/'evidence.md').read_text()
     assert 'The gate per cell' in md and 'Holm' in md and len(load_runs('evidence')) == 1
 
+def test_a_rerun_that_reproduces_a_cell_is_counted_once(cell):
+    "A later run of the same cell that re-made every stage and got every number again is shown as a reproduction, not a second cell."
+    import json, shutil
+    again = cell.parent/'smoke_reproduced'
+    shutil.copytree(cell, again)
+    try:
+        prov = read_json(again/'provenance.json')
+        assert prov['timings']                                        # it trained (not a run that took its stages from the cache)
+        (again/'provenance.json').write_text(json.dumps(dict(prov, finished='2999-01-01T00:00:00+00:00')))
+        render_report('evidence', progress=False, profile='smoke')
+        md = (cell.parents[2]/'evidence.md').read_text()
+        assert '**Summary (generated).** 1 cell(s)' in md and f'reproduced the numbers of `{cell.name}`' in md
+    finally: shutil.rmtree(again)
+
 # (in this process, `conftest.execute_in_process`: the notebook's first cells, as a kernel would run them)
 BAD = [(dict(strategies='bm52'), '-p strategies'), (dict(seeds=1), 'at least 2 seeds'),
        (dict(controls='more'), '-p controls'), (dict(silver_labels='hard'), 'unknown silver label mode'),
