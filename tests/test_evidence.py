@@ -61,6 +61,11 @@ def test_a_rerun_that_reproduces_a_cell_is_counted_once(cell):
         render_report('evidence', progress=False, profile='smoke')
         md = (cell.parents[2]/'evidence.md').read_text()
         assert '**Summary (generated).** 1 cell(s)' in md and f'reproduced the numbers of `{cell.name}`' in md
+        m = read_json(again/'metrics.json')                           # a later run with one more seed reproduces nothing:
+        (again/'metrics.json').write_text(json.dumps(dict(m, per_seed=m['per_seed'] + m['per_seed'][:1])))   # its first seeds match
+        render_report('evidence', progress=False, profile='smoke')
+        md = (cell.parents[2]/'evidence.md').read_text()
+        assert 'reproduced the numbers of' not in md and '**Summary (generated).** 2 cell(s)' in md
     finally: shutil.rmtree(again)
 
 # (in this process, `conftest.execute_in_process`: the notebook's first cells, as a kernel would run them)
