@@ -40,6 +40,10 @@ def test_method_runs(env, tiny, method):
     if method == 'sbert-nlpaug': assert m['augmented']['pairs'] == 32 and 0 <= m['augmented']['changed_share'] <= 1
     prov = read_json(out/'provenance.json')
     assert prov['models'][0]['source'] == 'local' and 'protocol' in prov
+    if method != 'bert':                                            # the student: a sentence-transformers folder with a card
+        card = read_json(Path(m['per_seed'][0]['model']['path'])/'augsbert.json')
+        assert card['run'] == f'in_domain/{out.name}' and card['scores']['test'] == m['per_seed'][0]['test']
+        if METHODS[method].sampler: assert card['teacher']['key'] == m['teacher_model']['key'] and card['silver'] == m['silver']
 
 def test_rerun_is_cached_and_identical(env, tiny):
     first = read_json(_made(tiny, 'augsbert-bm25')/'metrics.json')    # test_method_runs' run; the run below is a real re-run

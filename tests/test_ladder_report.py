@@ -1,8 +1,11 @@
 """The ladder report (issue 33) renders from `static-ladder` runs: each rung against the one it builds on, paired and
-Holm-corrected; the best static student chosen on dev; with no run yet it says how to make them."""
+Holm-corrected; the best static student chosen on dev, and the `in_domain` command that re-makes it; with no run yet it
+says how to make them."""
+import re, shlex
 from conftest import needs_data
 from augsbert.config import reports_dir
-from augsbert.runs import run_experiment, render_report
+from augsbert.cli import _kv
+from augsbert.runs import run_experiment, render_report, read_json
 
 pytestmark = needs_data
 
@@ -18,3 +21,15 @@ def test_ladder_report_from_two_rungs(env, tiny):
     md = (reports_dir()/'ladder.md').read_text()
     assert '`1-mpnet-cross-encoder` − `1-minilm-cross-encoder`:' in md and 'The best static student on dev is rung' in md
     assert (reports_dir()/'figures'/'ladder_speed_quality.png').exists()
+    assert 'No committed `in_domain` run has re-made it yet' in md
+    # the recipe printed by the report, run as it is: the same student (cache key), so the report says it is reproduced
+    cmd = shlex.split(re.search(r'```bash\n(.*?)\n```', md).group(1))
+    assert cmd[:5] == ['.venv/bin/augsbert', 'run', 'in_domain', '--profile', 'smoke']
+    params = _kv(cmd[6::2])
+    assert {'teacher_model', 'static_init', 'seeds', 'seed_optimisation', 'max_train_pairs'} <= set(params) and params['seeds'] == 1
+    out = run_experiment('in_domain', profile='smoke', progress=False, run_name='smoke_stsb_static-best', **params)
+    render_report('ladder', progress=False, profile='smoke')
+    md = (reports_dir()/'ladder.md').read_text()
+    assert '**Reproduced (generated).** Run `in_domain/smoke_stsb_static-best`' in md
+    card = read_json(read_json(out/'metrics.json')['per_seed'][0]['model']['path'] + '/augsbert.json')
+    assert card['student'] == 'static' and card['teacher']['kind'] == 'cross-encoder' and card['silver']['pairs'] > 0

@@ -461,16 +461,22 @@ def measure_throughput(method:str, # a name in `METHODS`
 def sign_models(metrics:dict, # what `run_method` returned
                 run:str # the run's name, e.g. 'in_domain/cpu_dataset-stsb_method-sbert'
                )->list[dict]:
-    "The run's trained models ({role, path, key}); each card gets `run` unless an earlier run made the model."
+    """The run's trained models ({role, path, key}); each card gets `run` (and a student's, what taught it: the teacher, the gold
+    and silver pairs) where the card has none: a model an earlier run made keeps that run's name."""
     found = [dict(role=f"{'cross-encoder' if metrics['method'] == 'bert' else 'student'} (seed {r.get('seed')})", **r['model'])
              for r in metrics.get('per_seed', []) if isinstance(r.get('model'), dict)]
     if isinstance(metrics.get('teacher_model'), dict):
         t = metrics['teacher_model']
         if isinstance(t['path'], str): found.append(dict(role=f"teacher ({t['kind']})", path=t['path'], key=t['key']))
         else: found += [dict(role=f"teacher ({t['kind']}: {k})", path=p, key=q) for k, p, q in zip(TEACHER_PARTS[t['kind']], t['path'], t['key'])]
+    taught = {k: metrics[k] for k in ('gold_pairs', 'silver') if k in metrics}
+    if isinstance(metrics.get('teacher_model'), dict): taught['teacher'] = {k: metrics['teacher_model'][k] for k in ('kind', 'model', 'key')}
     for m in found:
         card = Path(m['path'])/'augsbert.json'
-        if card.exists() and 'run' not in json.loads(card.read_text(encoding='utf-8')): write_card(m['path'], run=run)
+        if not card.exists(): continue
+        have = json.loads(card.read_text(encoding='utf-8'))
+        add = {k: v for k, v in ({'run': run, **(taught if m['role'].startswith('student') else {})}).items() if k not in have}
+        if add: write_card(m['path'], **add)
     return found
 
 # %% ../../nbs/10_methods.ipynb #5b323b59
