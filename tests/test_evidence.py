@@ -96,6 +96,7 @@ def test_a_larger_silver_pool_and_another_loss(env, tiny):
     d = _ev(tiny, silver_pool='train', silver_pool_size=40, student_loss='cosent', strategies='bm25', controls='')
     m, prm = read_json(d/'metrics.json'), read_json(d/'params.json')
     assert m['silver_pool'] == {'pool': 'train', 'sentences': 40}
+    assert m['statistics']['verdicts']['augsbert-bm25']['from_teacher'] is None   # no controls: whether from the teacher is unknown
     assert prm['student_loss'] == 'cosent' and read_json(d/'provenance.json')['protocol']['student_loss'] == 'cosent'
     assert m['throughput']['per_second'] > 0 and m['throughput']['unit'] == 'sentences/s'
     gold = read_json(_ev(tiny, strategies='bm25', controls='')/'metrics.json')

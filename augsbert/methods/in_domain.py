@@ -36,7 +36,7 @@ __all__ = ['SETTINGS_FAMILY', 'SILVER_POOLS', 'POOL_SETS', 'SILVER_LABELS', 'LAB
            'labels_with_backend', 'get_silver', 'keep_model', 'distilled_start', 'seed_results', 'Cell', 'run_bert',
            'run_sbert', 'run_nlpaug', 'silver_summary', 'pool_sentences', 'check_silver', 'run_augsbert', 'summarise',
            'run_method', 'measure_throughput', 'sign_models', 'control_pairs', 'margin_triples', 'get_margin_triples',
-           'evidence_cell', 'paper_effect', 'evidence_statistics']
+           'evidence_cell', 'paper_effect', 'teacher_verdict', 'evidence_statistics']
 
 # %% ../../nbs/10_methods.ipynb #2fab1f52
 SETTINGS_FAMILY = register_settings('nlpaug', dict(   # this method's keys: types here, defaults in settings.ini [method nlpaug]
@@ -587,6 +587,18 @@ def paper_effect(variant:str, dataset:str)->float|None:
     gains = {d: a[d][0] - s[d][0] for d in a if d in s}
     return gains.get(dataset, float(np.mean(list(gains.values()))) if gains else None)
 
+def teacher_verdict(vs_sbert:str, # AugSBERT − SBERT's verdict: 'helps', 'hurts', 'no detectable effect' or 'underpowered'
+                    controls:dict, # each control's verdict (AugSBERT − the control), by control name
+                    gate:bool # does the teacher pass the gate?
+                   )->dict:
+    """A strategy's conclusion: a gain is from the teacher only when AugSBERT beats SBERT and *both* controls (`CONTROLS`);
+    without them it is a gain whose source is unknown (`from_teacher` None)."""
+    ran = set(CONTROLS) <= set(controls)
+    taught = vs_sbert == 'helps' and ran and all(controls[c] == 'helps' for c in CONTROLS)
+    return dict(from_teacher=bool(taught) if ran else None,
+                conclusion='gate failed: no conclusion' if not gate else 'helps, from the teacher' if taught else
+                           'helps (no controls run: whether from the teacher is unknown)' if vs_sbert == 'helps' and not ran else vs_sbert)
+
 def evidence_statistics(ev:dict, # `evidence_cell`'s result (or one read back from a run)
                         test_gold, # the test pairs' gold scores
                         n_boot:int=2000, seed:int=0, alpha:float=0.05)->dict:
@@ -601,10 +613,7 @@ def evidence_statistics(ev:dict, # `evidence_cell`'s result (or one read back fr
     for v in strat:
         row = lambda f: tabs[f].set_index('variant').loc[v]
         vs, ctl = row('vs-sbert'), {c: row(f'vs-{c}')['verdict'] for c in ev['controls']}
-        taught = vs['verdict'] == 'helps' and all(x == 'helps' for x in ctl.values())
-        verdicts[v] = dict(vs_sbert=vs['verdict'], controls=ctl, from_teacher=bool(taught), expected=expected[v],
-                           conclusion='gate failed: no conclusion' if not ev['gate']['passes'] else
-                                      'helps, from the teacher' if taught else vs['verdict'])
+        verdicts[v] = dict(vs_sbert=vs['verdict'], controls=ctl, expected=expected[v], **teacher_verdict(vs['verdict'], ctl, ev['gate']['passes']))
     return dict(scores={v: score_ci(task, P[v], test_gold, T.get(v), n_boot, seed, alpha) for v in P},
                 families={f: t.to_dict(orient='records') for f, t in tabs.items()}, verdicts=verdicts,
                 detectable=float(tabs['vs-sbert']['detectable'].min()), alpha=alpha, n_boot=n_boot)
