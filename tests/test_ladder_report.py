@@ -1,7 +1,7 @@
 """The ladder report (issue 33) renders from `static-ladder` runs: each rung against the one it builds on, paired and
 Holm-corrected; the best static student chosen on dev, and the `in_domain` command that re-makes it; with no run yet it
 says how to make them."""
-import re, shlex
+import json, re, shlex
 from conftest import needs_data
 from augsbert.config import reports_dir
 from augsbert.cli import _kv
@@ -33,3 +33,11 @@ def test_ladder_report_from_two_rungs(env, tiny):
     assert '**Reproduced (generated).** Run `in_domain/smoke_stsb_static-best`' in md
     card = read_json(read_json(out/'metrics.json')['per_seed'][0]['model']['path'] + '/augsbert.json')
     assert card['student'] == 'static' and card['teacher']['kind'] == 'cross-encoder' and card['silver']['pairs'] > 0
+    # re-made by newer code: another cache key, the same test score -> still a reproduction; another score -> none
+    m = read_json(out/'metrics.json'); s0 = m['per_seed'][0]
+    (out/'metrics.json').write_text(json.dumps(dict(m, per_seed=[dict(s0, model=dict(s0['model'], key='0' * 16))])))
+    render_report('ladder', progress=False, profile='smoke')
+    assert 'from newer code (cache key `0000000000000000`' in (reports_dir()/'ladder.md').read_text()
+    (out/'metrics.json').write_text(json.dumps(dict(m, per_seed=[dict(s0, model=dict(s0['model'], key='0' * 16), test=s0['test'] + 1)])))
+    render_report('ladder', progress=False, profile='smoke')
+    assert 'No committed `in_domain` run has re-made it yet' in (reports_dir()/'ladder.md').read_text()
