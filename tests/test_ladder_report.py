@@ -41,3 +41,11 @@ def test_ladder_report_from_two_rungs(env, tiny):
     (out/'metrics.json').write_text(json.dumps(dict(m, per_seed=[dict(s0, model=dict(s0['model'], key='0' * 16), test=s0['test'] + 1)])))
     render_report('ladder', progress=False, profile='smoke')
     assert 'No committed `in_domain` run has re-made it yet' in (reports_dir()/'ladder.md').read_text()
+    # the final recipe on another data set: one row per data set beside the chosen rung's, Holm-corrected across them
+    assert 'across 1 data set(s)' in md and 'Not run yet: stsb, bws-cross-topic' in md
+    run_experiment('evidence', run_name='smoke_sts-es_static-final', **kw)
+    render_report('ladder', progress=False, profile='smoke')
+    md = (reports_dir()/'ladder.md').read_text()
+    final = md.split('## The final recipe on six data sets', 1)[1].split('## Quality against speed', 1)[0]
+    assert 'across 2 data set(s)' in final and final.count('| sts-es ') == 2 and 'p_holm' in final
+    assert (reports_dir()/'figures'/'ladder_final_recipe.png').exists()
