@@ -619,6 +619,8 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                                                                             'augsbert/methods/in_domain.py'),
                                             'augsbert.methods.in_domain.paper_effect': ( 'methods.html#paper_effect',
                                                                                          'augsbert/methods/in_domain.py'),
+                                            'augsbert.methods.in_domain.pool_key': ( 'methods.html#pool_key',
+                                                                                     'augsbert/methods/in_domain.py'),
                                             'augsbert.methods.in_domain.pool_sentences': ( 'methods.html#pool_sentences',
                                                                                            'augsbert/methods/in_domain.py'),
                                             'augsbert.methods.in_domain.register_method': ( 'methods.html#register_method',

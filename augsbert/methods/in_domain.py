@@ -4,7 +4,7 @@
 
 # %% ../../nbs/10_methods.ipynb #a185ffde
 from __future__ import annotations
-import json, logging, random, time
+import json, logging, random, re, time
 from pathlib import Path
 from dataclasses import dataclass, field, replace as _replace
 from typing import Callable
@@ -32,11 +32,12 @@ from ..augmenters import synonym_augment
 
 # %% auto #0
 __all__ = ['SETTINGS_FAMILY', 'SILVER_POOLS', 'POOL_SETS', 'SILVER_LABELS', 'LABELS_FAMILY', 'METHODS', 'STAGE_CODE', 'CONTROLS',
-           'silver_pool_text', 'calibrate_labels', 'Method', 'register_method', 'get_method', 'method_protocol',
-           'labels_with_backend', 'get_silver', 'keep_model', 'distilled_start', 'seed_results', 'Cell', 'run_bert',
-           'run_sbert', 'run_nlpaug', 'silver_summary', 'pool_sentences', 'check_silver', 'run_augsbert', 'summarise',
-           'run_method', 'measure_throughput', 'sign_models', 'control_pairs', 'margin_triples', 'get_margin_triples',
-           'evidence_cell', 'paper_effect', 'teacher_verdict', 'evidence_statistics']
+           'pool_key', 'silver_pool_text', 'calibrate_labels', 'Method', 'register_method', 'get_method',
+           'method_protocol', 'labels_with_backend', 'get_silver', 'keep_model', 'distilled_start', 'seed_results',
+           'Cell', 'run_bert', 'run_sbert', 'run_nlpaug', 'silver_summary', 'pool_sentences', 'check_silver',
+           'run_augsbert', 'summarise', 'run_method', 'measure_throughput', 'sign_models', 'control_pairs',
+           'margin_triples', 'get_margin_triples', 'evidence_cell', 'paper_effect', 'teacher_verdict',
+           'evidence_statistics']
 
 # %% ../../nbs/10_methods.ipynb #2fab1f52
 SETTINGS_FAMILY = register_settings('nlpaug', dict(   # this method's keys: types here, defaults in settings.ini [method nlpaug]
@@ -46,6 +47,10 @@ SETTINGS_FAMILY = register_settings('nlpaug', dict(   # this method's keys: type
 # %% ../../nbs/10_methods.ipynb #59b23f54
 SILVER_POOLS = ('gold', 'train', 'sts')   # the paper's (the gold sentences); + the unlabelled training text; + other STS/SICK text too
 POOL_SETS = ('sts12', 'sts13', 'sts14', 'sts15', 'sts16', 'sick-r')   # 'sts': their sentences (no label is read)
+
+def pool_key(texts)->list[str]:
+    "`norm_text` with punctuation dropped too: the key under which a pool sentence counts as a dev or test sentence."
+    return [' '.join(re.sub(r'[^\w\s]', ' ', t).split()) for t in norm_text(texts)]
 
 def silver_pool_text(splits:PairSplits, # the data set, its training split uncapped (the gold pairs are a part of it)
                      pool:str, # a name in `SILVER_POOLS`
@@ -58,9 +63,9 @@ def silver_pool_text(splits:PairSplits, # the data set, its training split uncap
     if not isinstance(max_sentences, int) or max_sentences < 0: raise AugsbertError(f"-p silver_pool_size={max_sentences!r}: must be ≥ 0 (0: all).")
     if pool == 'gold': return []
     text = splits.sentences(('train',)) + ([s for n in POOL_SETS if n != splits.name for s in load_dataset(n).sentences()] if pool == 'sts' else [])
-    held = set(norm_text(splits.sentences(('dev', 'test'))))   # never pair a dev or test sentence (STS-B was drawn from STS12-16)
+    held = set(pool_key(splits.sentences(('dev', 'test'))))   # never pair a dev or test sentence (STS-B was drawn from STS12-16)
     seen = set() if gold is None else set(gold['sentence1']) | set(gold['sentence2'])
-    text = [s for s, k in zip(dict.fromkeys(text), norm_text(list(dict.fromkeys(text)))) if s not in seen and k and k not in held]
+    text = [s for s, k in zip(dict.fromkeys(text), pool_key(list(dict.fromkeys(text)))) if s not in seen and k and k not in held]
     if max_sentences and max_sentences < len(text): text = [text[i] for i in sorted(random.Random(seed).sample(range(len(text)), max_sentences))]
     return text
 
