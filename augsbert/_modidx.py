@@ -706,6 +706,7 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                  'augsbert.readme._student': ('readme.html#_student', 'augsbert/readme.py'),
                                  'augsbert.readme.block_evidence': ('readme.html#block_evidence', 'augsbert/readme.py'),
                                  'augsbert.readme.block_grids': ('readme.html#block_grids', 'augsbert/readme.py'),
+                                 'augsbert.readme.block_ladder': ('readme.html#block_ladder', 'augsbert/readme.py'),
                                  'augsbert.readme.block_main_job': ('readme.html#block_main_job', 'augsbert/readme.py'),
                                  'augsbert.readme.block_stsb': ('readme.html#block_stsb', 'augsbert/readme.py'),
                                  'augsbert.readme.committed': ('readme.html#committed', 'augsbert/readme.py'),

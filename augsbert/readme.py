@@ -12,8 +12,8 @@ from .grid import grid_config, grid_runs
 
 # %% auto #0
 __all__ = ['PAPER_CE_RECIPE', 'BLOCKS', 'MARK', 'committed', 'block_main_job', 'block_grids', 'block_stsb', 'block_evidence',
-           'span_ce_recipes', 'span_static_bench', 'span_augcse_core', 'span_jaccard', 'readme_blocks', 'rewrite',
-           'refresh_readme']
+           'span_ce_recipes', 'span_static_bench', 'span_augcse_core', 'span_jaccard', 'block_ladder', 'readme_blocks',
+           'rewrite', 'refresh_readme']
 
 # %% ../nbs/15_readme.ipynb #ab493f64
 def _all_runs(root=None)->dict:
@@ -141,9 +141,25 @@ def span_jaccard(runs:dict, grids=None)->str:
     ours, paper = (' / '.join(f"{v:.2f}" for v in vs) for vs in ([base[d]['test'] for d in ds], [BASELINE_TEST[d] for d in ds]))
     return f"ours {ours} vs the paper's {paper} ({', '.join(ds)})"
 
+# %% ../nbs/15_readme.ipynb #1c97a702
+def block_ladder(runs:dict, grids=None, report:Path|None=None # reports/ladder.md (default: the project's)
+                )->str:
+    "The verdicts of `report` (`nbs/reports/ladder.ipynb`), once it has read every committed `static-ladder` run of profile cpu."
+    report = Path(report or project_root()/'reports'/'ladder.md')
+    mine = [r for r in runs.get('evidence', {}).values() if r['params'].get('profile') == 'cpu'
+            and ('_static-ladder_' in r['name'] or r['name'].endswith('_static-final'))]
+    if not mine: return "No run of grid `static-ladder` is committed yet (`make ladder`)."
+    text = report.read_text(encoding='utf-8') if report.exists() else ''
+    read = re.search(r'from (\d+) run\(s\) of grid `static-ladder`', text)
+    if not read or int(read[1]) != len(mine):
+        raise AugsbertError(f"reports/ladder.md read {read[1] if read else 'no'} runs, but {len(mine)} are committed: "
+                            "run `.venv/bin/augsbert report ladder -p profile=cpu`, then `.venv/bin/augsbert readme`.")
+    return '\n'.join(f"- {v.strip()}" for v in re.findall(r'\*\*Verdict \(generated\)\.\*\* (.+)', text))
+
 # %% ../nbs/15_readme.ipynb #369835e3
 BLOCKS = dict(main_job=block_main_job, grids=block_grids, stsb=block_stsb, evidence=block_evidence, ce_recipes=span_ce_recipes,
-              static_bench=span_static_bench, augcse_core=span_augcse_core, jaccard=span_jaccard)
+              static_bench=span_static_bench, augcse_core=span_augcse_core, jaccard=span_jaccard,
+              ladder=block_ladder)
 
 def readme_blocks(root=None # reports folder of the runs (default: reports/)
                  )->dict:
