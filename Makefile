@@ -185,6 +185,7 @@ bench: install models
 	$(BIN)/python benchmarks/sampling_growth.py --out $(BENCH_OUT)/sampling_growth_quora.json
 	$(BIN)/python benchmarks/semantic_speed.py --out $(BENCH_OUT)/semantic_quora.json
 	$(BIN)/python benchmarks/labelling_speed.py --out $(BENCH_OUT)/labelling_stsb.json
+	$(BIN)/python benchmarks/bi_encoder_labelling.py --out $(BENCH_OUT)/bi_encoder_labelling_mrpc.json
 	$(BIN)/python benchmarks/cached_rerun.py --out $(BENCH_OUT)/cached_rerun.json
 	$(BIN)/python benchmarks/label_backends.py --pairs 300 --rounds 3 --seeds 5 --out $(BENCH_OUT)/label_backends_stsb.json
 	$(BIN)/python benchmarks/encode_backends.py --out $(BENCH_OUT)/encode_backends_stsb.json
