@@ -49,3 +49,7 @@ def test_ladder_report_from_two_rungs(env, tiny):
     final = md.split('## The final recipe on six data sets', 1)[1].split('## Quality against speed', 1)[0]
     assert 'across 2 data set(s)' in final and final.count('| sts-es ') == 2 and 'p_holm' in final
     assert (reports_dir()/'figures'/'ladder_final_recipe.png').exists()
+    # a final run whose settings differ from the chosen rung's says so (here the rungs differ in their loss)
+    chosen = re.search(r'The best static student on dev is rung `([^`]+)`', md).group(1)
+    assert ('student_loss=None (chosen: cosent)' in final) == (chosen == '1-mpnet-cross-encoder')
+    assert final.count('as chosen') == (1 if chosen == '1-mpnet-cross-encoder' else 2)
