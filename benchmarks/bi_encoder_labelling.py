@@ -9,48 +9,29 @@ The pairs are a real silver set of the final recipe's kind: BM25 top-3 neighbour
 (the first `--pairs`), labelled in the experiments' chunks (`LABEL_CHUNK`) with the packaged MiniLM as the bi-encoder
 (the experiments use MPNet, about five times slower per sentence; the ratio is what carries over).
 """
-import argparse, json, os, tempfile, time
-from pathlib import Path
+import os
 import numpy as np
 from bm25_speed import machine
+from labelling_speed import arguments, bm25_pairs, chunked, interleaved, finish
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument('--pairs', type=int, default=12288)
-    ap.add_argument('--rounds', type=int, default=3)
-    ap.add_argument('--out', default='')
-    a = ap.parse_args()
+    a = arguments(__doc__, 12288)
     import torch
-    from augsbert.config import atomic_write
-    from augsbert.data import load_dataset
     from augsbert.models import load_bi_encoder, DEFAULT_MODEL
-    from augsbert.sampling import sample_bm25
-    from augsbert.silver import label_pairs, teacher, LABEL_CHUNK
+    from augsbert.silver import teacher, LABEL_CHUNK
     from augsbert.training import bi_encoder_scores
-    pairs = sample_bm25(load_dataset('mrpc').train, top_k=3, progress=False).iloc[:a.pairs].reset_index(drop=True)
-    model = load_bi_encoder(DEFAULT_MODEL)
-    def labelled(predict):
-        with tempfile.TemporaryDirectory() as d:                                 # resumable chunks, as in an experiment
-            return label_pairs(predict, pairs, folder=Path(d)/'parts', chunk=LABEL_CHUNK, progress=False)['score'].to_numpy()
-    runs = {'memo (teacher)': lambda: labelled(teacher(model)),
-            'per chunk': lambda: labelled(lambda df: np.clip(bi_encoder_scores(model, df), 0, 1))}
+    pairs, model = bm25_pairs('mrpc', 3, a.pairs), load_bi_encoder(DEFAULT_MODEL)
+    runs = {'memo (teacher)': lambda: chunked(teacher(model), pairs),
+            'per chunk': lambda: chunked(lambda df: np.clip(bi_encoder_scores(model, df), 0, 1), pairs)}
     model.encode(pairs['sentence1'].iloc[:64].tolist())                            # warm-up
-    times, scores = {k: [] for k in runs}, {}
-    for _ in range(a.rounds):
-        for k, f in runs.items():
-            t0 = time.perf_counter(); scores[k] = f(); times[k].append(time.perf_counter() - t0)
-    med = {k: float(np.median(v)) for k, v in times.items()}
-    sents = len(set(pairs['sentence1']) | set(pairs['sentence2']))
+    med, scores = interleaved(runs, a.rounds)
     chunks = [pairs.iloc[i:i + LABEL_CHUNK] for i in range(0, len(pairs), LABEL_CHUNK)]
-    res = dict(pairs=len(pairs), chunk=LABEL_CHUNK, distinct_sentences=sents,
-               sentences_encoded_per_chunk=int(sum(len(set(c['sentence1']) | set(c['sentence2'])) for c in chunks)),
-               rounds=a.rounds, threads=torch.get_num_threads(), machine=machine(), seconds=med,
-               pairs_per_s={k: len(pairs) / t for k, t in med.items()}, speedup=med['per chunk'] / med['memo (teacher)'],
-               max_abs_diff=float(np.abs(scores['memo (teacher)'] - scores['per chunk']).max()))
-    print(json.dumps(res, indent=1))
-    if a.out:
-        with atomic_write(Path(a.out)) as f: f.write(json.dumps(res, indent=1) + '\n')
+    finish(dict(pairs=len(pairs), chunk=LABEL_CHUNK, distinct_sentences=len(set(pairs['sentence1']) | set(pairs['sentence2'])),
+                sentences_encoded_per_chunk=int(sum(len(set(c['sentence1']) | set(c['sentence2'])) for c in chunks)),
+                rounds=a.rounds, threads=torch.get_num_threads(), machine=machine(), seconds=med,
+                pairs_per_s={k: len(pairs) / t for k, t in med.items()}, speedup=med['per chunk'] / med['memo (teacher)'],
+                max_abs_diff=float(np.abs(scores['memo (teacher)'] - scores['per chunk']).max())), a.out)
 
 
 if __name__ == '__main__':

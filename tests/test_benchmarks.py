@@ -33,6 +33,7 @@ def results(tmp_path_factory):
     _run('semantic_speed.py', '--corpus', 'sts-es', '--n', '400', '--encoders', 'static', '--exact-queries', '100', '--recall-sample', '100',
          '--out', str(out/'semantic_quora.json'))
     _run('labelling_speed.py', '--pairs', '40', '--rounds', '1', '--out', str(out/'labelling_stsb.json'))
+    _run('bi_encoder_labelling.py', '--pairs', '60', '--rounds', '1', '--out', str(out/'bi_encoder_labelling_mrpc.json'))
     from augsbert.models import DEFAULT_MODEL
     from augsbert.training import make_cross_encoder
     make_cross_encoder(DEFAULT_MODEL).save(str(out/'teacher'))      # an untrained MiniLM cross-encoder: backends, not quality
@@ -68,6 +69,11 @@ def test_labelling_is_the_raw_loop_s_numbers(results):
     assert r['pairs'] == 40 and r['max_abs_diff_fp32'] < 1e-5                  # the same scores as the raw forward loop
     assert set(r['pairs_per_s']) == {'label_pairs fp32', 'label_pairs bf16', 'raw loop fp32', 'raw loop bf16'}
 
+def test_bi_encoder_labelling_keeps_the_scores(results):
+    r = json.loads((results/'bi_encoder_labelling_mrpc.json').read_text())
+    assert r['pairs'] == 60 and r['max_abs_diff'] < 1e-5 and r['distinct_sentences'] <= r['sentences_encoded_per_chunk']   # each sentence once, same scores
+    assert set(r['pairs_per_s']) == {'memo (teacher)', 'per chunk'} and r['speedup'] > 0
+
 def test_label_backends_agree_with_fp32(results):
     r = json.loads((results/'label_backends_stsb.json').read_text())
     assert r['pairs'] == 24 and {'torch-fp32', 'torch-bf16', 'torch-int8', 'onnx-fp32', 'onnx-int8', 'onnx-int8 per-channel'} <= set(r['backends'])
@@ -96,6 +102,7 @@ def test_the_report_has_a_row_per_target(results, reports):
     render_report('performance', progress=False, results_dir=str(results))
     md = (reports/'performance.md').read_text()
     assert 'BM25 top-5 of every sts-es training sentence (400)' in md and 'recall@5' in md and 'raw forward loop' in md
+    assert 'each sentence encoded once' in md
     assert 'exponent ≤ 1.3' in md and 'Missing results: bm25_quora.json, cached_rerun.json' in md
     assert '## Labelling backends' in md and '| onnx-int8 per-channel |' in md and 'Δρ not measured (--seeds 0)' in md
     assert '## Encoding backends' in md and 'top-5 neighbours shared with fp32' in md
