@@ -460,6 +460,7 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                          'augsbert.methods.augcse.ProjectionHead.forward': ( 'augcse.html#projectionhead.forward',
                                                                                              'augsbert/methods/augcse.py'),
                                          'augsbert.methods.augcse.Variant': ('augcse.html#variant', 'augsbert/methods/augcse.py'),
+                                         'augsbert.methods.augcse._base': ('augcse.html#_base', 'augsbert/methods/augcse.py'),
                                          'augsbert.methods.augcse._eval_key': ('augcse.html#_eval_key', 'augsbert/methods/augcse.py'),
                                          'augsbert.methods.augcse._sentences_of': ( 'augcse.html#_sentences_of',
                                                                                     'augsbert/methods/augcse.py'),

@@ -29,13 +29,13 @@ def main():
     from augsbert.config import atomic_write, get_profile
     from augsbert.models import DEFAULT_MODEL
     from augsbert.sampling import knn_search, knn_recall, _normalised, _exact_rows
-    from augsbert.students import make_student, student_options
+    from augsbert.students import make_student, student_base, student_options
     sents = corpus(a.corpus, a.n)
     res = dict(corpus=a.corpus, sentences=len(sents), k=a.k, ef_search=a.ef_search, machine=machine(), faiss_threads=faiss.omp_get_max_threads(),
                encoders={})
     cfg = get_profile('cpu')
     for name in a.encoders.split(','):
-        model = make_student(name, DEFAULT_MODEL, student_options(cfg, name))
+        model = make_student(name, student_base(name, DEFAULT_MODEL), student_options(cfg, name))
         model.encode(sents[:256], batch_size=64)                                     # warm-up
         t0 = time.perf_counter(); emb = model.encode(sents, batch_size=64, convert_to_numpy=True, show_progress_bar=True)
         t_enc = time.perf_counter() - t0

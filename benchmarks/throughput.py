@@ -1,4 +1,4 @@
-"""Encoding throughput of the teacher and every student, interleaved in one process (ratios against MiniLM-L6).
+"""Encoding throughput of the teachers and every student, interleaved in one process (ratios against MiniLM-L6).
 
     AUGSBERT_DATA_MIRROR=../shared/data .venv/bin/python benchmarks/throughput.py --out benchmarks/results/throughput_stsb.json
 
@@ -10,6 +10,9 @@ MiniLM-L6's in the same rounds, which cancels most of a shared slowdown. Mind th
 per sentence and reused by every pair the sentence is in; a cross-encoder's is per pair (n sentences compared
 all-against-all: n encodings vs n(n-1)/2 pair scores). On 2 CPU cores with short STS sentences a pair (about
 twice the tokens) costs only about 1.3x a sentence, so per item the cross-encoder is not the slower one.
+Every student is built from its own base: MPNet-base is all-mpnet-base-v2 (110M parameters, the bi-encoder teacher of
+the static ladder; about 40 s a round on 2 cores; `--no-mpnet` skips it), which the ladder report places in its
+speed-quality figure by its ratio to MiniLM-L6.
 """
 import argparse, json, os, platform
 os.environ.setdefault('OMP_WAIT_POLICY', 'PASSIVE')
@@ -18,7 +21,7 @@ import torch
 from augsbert.config import atomic_write, get_profile
 from augsbert.data import load_dataset
 from augsbert.models import DEFAULT_MODEL
-from augsbert.students import STUDENTS, make_student, student_options, student_title, throughput
+from augsbert.students import STUDENTS, make_student, student_base, student_options, student_title, throughput
 from augsbert.training import make_cross_encoder
 
 
@@ -26,17 +29,20 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
     ap.add_argument('--rounds', type=int, default=5)
     ap.add_argument('--out', default='benchmarks/results/throughput_stsb.json')
+    ap.add_argument('--no-mpnet', action='store_true', help='skip all-mpnet-base-v2 (110M parameters, the slowest model here)')
     a = ap.parse_args()
+    if a.rounds < 1: ap.error('--rounds must be at least 1')
     sp = load_dataset('stsb')
     sents = list(dict.fromkeys(list(sp.test['sentence1']) + list(sp.test['sentence2'])))[:1000]
     pairs = list(zip(sp.test['sentence1'], sp.test['sentence2']))[:500]
     cfg = get_profile('cpu')
     models = {'cross-encoder (MiniLM-L6)': (make_cross_encoder(DEFAULT_MODEL, head=cfg['ce_head']), pairs, 1)}
     for name in STUDENTS:
+        if name == 'mpnet' and a.no_mpnet: continue
         inits = ['model2vec', 'tokens'] if name == 'static' else [None]
         for init in inits:
             opts = student_options(dict(cfg, student=name, **({'static_init': init} if init else {})), name)
-            models[student_title(name, opts)] = (make_student(name, DEFAULT_MODEL, opts), sents, 1)
+            models[student_title(name, opts)] = (make_student(name, student_base(name, DEFAULT_MODEL), opts), sents, 1)
     per = {m: [] for m in models}
     for r in range(a.rounds):
         for m, (model, items, per_item) in models.items():

@@ -22,6 +22,7 @@ def test_ladder_report_from_two_rungs(env, tiny):
     assert '`1-mpnet-cross-encoder` − `1-minilm-cross-encoder`:' in md and 'The best static student on dev is rung' in md
     assert (reports_dir()/'figures'/'ladder_speed_quality.png').exists()
     assert 'No committed `in_domain` run has re-made it yet' in md
+    assert "No MPNet bar: the chosen rung's teacher is not the MPNet bi-encoder." in md      # a tiny cross-encoder taught here
     # the recipe printed by the report, run as it is: the same student (cache key), so the report says it is reproduced
     cmd = shlex.split(re.search(r'```bash\n(.*?)\n```', md).group(1))
     assert cmd[:5] == ['.venv/bin/augsbert', 'run', 'in_domain', '--profile', 'smoke']

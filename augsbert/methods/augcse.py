@@ -365,14 +365,19 @@ def check_augcse(cfg:dict # resolved settings (see `augsbert.config.get_profile`
     return resolve_augmenters(cfg['augcse_augs'])
 
 # %% ../../nbs/12_augcse.ipynb #4c1bfd1f
+def _base(cfg:dict)->str:
+    "The model the student is built from: `-p student_model`, else the student's own base (MPNet's), else the profile's bi-encoder."
+    from augsbert.students import student_base
+    return cfg.get('student_model') or student_base(cfg['student'], cfg['bi_encoder'])
+
 def _student(cfg:dict):
     from augsbert.students import make_student, student_options
-    return set_pooling(make_student(cfg['student'], cfg['bi_encoder'], student_options(cfg, cfg['student']), cfg['device']),
+    return set_pooling(make_student(cfg['student'], _base(cfg), student_options(cfg, cfg['student']), cfg['device']),
                        cfg['augcse_pooling'])
 
 def _eval_key(cfg:dict)->dict:
     from augsbert.students import student_options
-    return dict(model=cfg['bi_encoder'], student=cfg['student'], student_options=student_options(cfg, cfg['student']),
+    return dict(model=_base(cfg), student=cfg['student'], student_options=student_options(cfg, cfg['student']),
                 pooling=cfg['augcse_pooling'], eval_pairs=cfg['augcse_eval_pairs'], mrpc_train=cfg['augcse_mrpc_train'],
                 precision=cfg['eval_precision'], seed=cfg['seed'])
 

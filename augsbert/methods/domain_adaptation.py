@@ -195,12 +195,12 @@ def bi_encoder_seed(train:pd.DataFrame, # training pairs (sentence1, sentence2, 
                     progress:bool=True, timings:dict|None=None)->dict:
     "The student trained on `train` with `seed`, scored on the target's dev and test (`da_scores`); cached."
     key = stage_key('da-bi-encoder', code=DA_CODE + (bi_encoder_seed, da_scores), data=frame_key(train), dev=frame_key(target.dev),
-                    test=frame_key(target.test), task=target.task, model=proto.bi_encoder, student=proto.student,
+                    test=frame_key(target.test), task=target.task, model=proto.student_base, student=proto.student,
                     student_options=proto.student_options, cfg={k: v for k, v in proto.student_cfg().as_dict().items() if k != 'device'},
                     seed=seed)
     def compute():
         t0 = time.time()
-        run = bi_encoder_run(make_student(proto.student, proto.bi_encoder, proto.student_options, proto.be.device), train,
+        run = bi_encoder_run(make_student(proto.student, proto.student_base, proto.student_options, proto.be.device), train,
                              proto.student_cfg().with_seed(seed), progress=progress).train_to(1.0)
         r = dict(seed=seed, **da_scores(target.task, run.predict(target.dev), target.dev['score'], run.predict(target.test), target.test['score']))
         add_time(timings, f'{what} training', t0)
@@ -211,10 +211,10 @@ def bi_encoder_seed(train:pd.DataFrame, # training pairs (sentence1, sentence2, 
 def zero_shot(target:PairSplits, proto:Protocol)->dict:
     "The untrained student's cosine scores on the target's dev and test (deterministic: one result)."
     key = stage_key('da-zero-shot', code=DA_CODE + (zero_shot, da_scores), dev=frame_key(target.dev), test=frame_key(target.test),
-                    task=target.task, model=proto.bi_encoder, student=proto.student, student_options=proto.student_options,
+                    task=target.task, model=proto.student_base, student=proto.student, student_options=proto.student_options,
                     precision=proto.be.eval_precision)
     def compute():
-        m = make_student(proto.student, proto.bi_encoder, proto.student_options, proto.be.device)
+        m = make_student(proto.student, proto.student_base, proto.student_options, proto.be.device)
         with precision_scope(proto.be.eval_precision, proto.be.device):
             dev, test = (bi_encoder_scores(m, d) for d in (target.dev, target.test))
         return dict(seed=None, **da_scores(target.task, dev, target.dev['score'], test, target.test['score']))
