@@ -759,6 +759,7 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                'augsbert.runs.read_json': ('runs.html#read_json', 'augsbert/runs.py'),
                                'augsbert.runs.render_report': ('runs.html#render_report', 'augsbert/runs.py'),
                                'augsbert.runs.report_nbs_dir': ('runs.html#report_nbs_dir', 'augsbert/runs.py'),
+                               'augsbert.runs.reproduces': ('runs.html#reproduces', 'augsbert/runs.py'),
                                'augsbert.runs.run_experiment': ('runs.html#run_experiment', 'augsbert/runs.py'),
                                'augsbert.runs.run_lock': ('runs.html#run_lock', 'augsbert/runs.py'),
                                'augsbert.runs.runs_home': ('runs.html#runs_home', 'augsbert/runs.py'),

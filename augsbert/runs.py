@@ -14,12 +14,12 @@ from .config import (AugsbertError, unknown_name, project_root, reports_dir, wor
                              get_profile, PROFILE_KEYS)
 
 # %% auto #0
-__all__ = ['PROVENANCE_PACKAGES', 'USER_DATA_PARAMS', 'DAGGER', 'experiments_dir', 'report_nbs_dir', 'experiment_path',
-           'notebook_parameters', 'check_params', 'injected_params', 'package_versions', 'cpu_name', 'environment_info',
-           'notebook_code', 'notebook_imports', 'code_digest', 'save_figure', 'write_json', 'read_json',
-           'default_run_name', 'uses_user_data', 'runs_home', 'Run', 'folder_sha256', 'model_record', 'student_record',
-           'cap_record', 'check_run_name', 'run_lock', 'run_experiment', 'load_runs', 'render_report', 'is_dirty',
-           'dirty_marker', 'dirty_section', 'package_versions_of', 'environment_section']
+__all__ = ['PROVENANCE_PACKAGES', 'USER_DATA_PARAMS', 'DAGGER', 'REPRODUCED', 'experiments_dir', 'report_nbs_dir',
+           'experiment_path', 'notebook_parameters', 'check_params', 'injected_params', 'package_versions', 'cpu_name',
+           'environment_info', 'notebook_code', 'notebook_imports', 'code_digest', 'save_figure', 'write_json',
+           'read_json', 'default_run_name', 'uses_user_data', 'runs_home', 'Run', 'folder_sha256', 'model_record',
+           'student_record', 'cap_record', 'check_run_name', 'run_lock', 'run_experiment', 'load_runs', 'render_report',
+           'is_dirty', 'dirty_marker', 'dirty_section', 'reproduces', 'package_versions_of', 'environment_section']
 
 # %% ../nbs/04_runs.ipynb #5e861d0f
 def experiments_dir()->Path:
@@ -476,6 +476,14 @@ def dirty_section(runs):
     return head + (f"{len(d)} of the {len(runs)} runs this report reads {'was' if len(d) == 1 else 'were'} made from a working tree with uncommitted "
                    "changes (their `provenance.json` records `environment.git_dirty: true`), so the commit they name is not "
                    "exactly the code that ran. Their numbers are marked † in the tables above.\n\n" + t.to_markdown(index=False))
+
+# %% ../nbs/04_runs.ipynb #b77bcc48
+REPRODUCED = 0.01   # points (of a metric ×100): the tolerance within which a re-made number reproduces an earlier one
+def reproduces(a:float, # a re-made score (×100)
+               b:float, # the earlier score
+               tol:float=REPRODUCED)->bool:
+    "Does score `a` reproduce score `b`, within `tol` points?"
+    return abs(float(a) - float(b)) <= tol
 
 # %% ../nbs/04_runs.ipynb #1579538b
 def package_versions_of(r:dict, # a run (a `load_runs` dict)
