@@ -5,7 +5,7 @@
 Every experiment run measures its own model's throughput (`augsbert.methods.measure_throughput`), but a run's
 number depends on what else the machine did at the time. Here all models are timed in rounds, one after the
 other in each round, on the same STSb test sentences (1,000; the cross-encoder: 500 pairs, in pairs/s), batch 64,
-with the threads torch has; the median round counts, and each model's speed is also given as a ratio to
+with the threads torch has, each over whole passes filling at least a second (`--min-seconds`); the median round counts, and each model's speed is also given as a ratio to
 MiniLM-L6's in the same rounds, which cancels most of a shared slowdown. Mind the units: a bi-encoder's cost is
 per sentence and reused by every pair the sentence is in; a cross-encoder's is per pair (n sentences compared
 all-against-all: n encodings vs n(n-1)/2 pair scores). On 2 CPU cores with short STS sentences a pair (about
@@ -25,16 +25,28 @@ from augsbert.students import STUDENTS, make_student, student_base, student_opti
 from augsbert.training import make_cross_encoder
 
 
+def rate(model, items:list, batch_size:int, min_seconds:float)->float:
+    "Items per second over as many whole timed passes as fill `min_seconds` (at least one): a static model's pass over 1,000\n    sentences takes about 0.03 s, short enough for one scheduler hiccup to halve or double a single pass's rate."
+    n, t = 0, 0.0
+    while n == 0 or t < min_seconds:
+        t += throughput(model, items, batch_size, repeats=1)['seconds']; n += 1
+    return n * len(items) / t
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
     ap.add_argument('--rounds', type=int, default=5)
     ap.add_argument('--out', default='benchmarks/results/throughput_stsb.json')
+    ap.add_argument('--sentences', type=int, default=1000, help='distinct STSb test sentences to encode (the cross-encoder: half as many pairs)')
+    ap.add_argument('--batch-size', type=int, default=64, help='the encoding batch size of every model')
+    ap.add_argument('--min-seconds', type=float, default=1.0, help='each model is timed over whole passes filling at least this long, per round')
     ap.add_argument('--no-mpnet', action='store_true', help='skip all-mpnet-base-v2 (110M parameters, the slowest model here)')
     a = ap.parse_args()
     if a.rounds < 1: ap.error('--rounds must be at least 1')
+    if min(a.batch_size, a.sentences) < 1 or a.min_seconds < 0: ap.error('--batch-size and --sentences must be at least 1, --min-seconds not negative')
     sp = load_dataset('stsb')
-    sents = list(dict.fromkeys(list(sp.test['sentence1']) + list(sp.test['sentence2'])))[:1000]
-    pairs = list(zip(sp.test['sentence1'], sp.test['sentence2']))[:500]
+    sents = list(dict.fromkeys(list(sp.test['sentence1']) + list(sp.test['sentence2'])))[:a.sentences]
+    pairs = list(zip(sp.test['sentence1'], sp.test['sentence2']))[:max(1, a.sentences // 2)]
     cfg = get_profile('cpu')
     models = {'cross-encoder (MiniLM-L6)': (make_cross_encoder(DEFAULT_MODEL, head=cfg['ce_head']), pairs, 1)}
     for name in STUDENTS:
@@ -46,10 +58,11 @@ def main():
     per = {m: [] for m in models}
     for r in range(a.rounds):
         for m, (model, items, per_item) in models.items():
-            per[m].append(per_item * throughput(model, items, 64, repeats=1)['per_second'])
+            per[m].append(per_item * rate(model, items, a.batch_size, a.min_seconds))
         print(f"round {r + 1}: " + ', '.join(f"{m} {v[-1]:,.0f}" for m, v in per.items()), flush=True)
     ref = np.array(per['MiniLM-L6'])
-    res = dict(setup=dict(sentences=len(sents), pairs=len(pairs), batch_size=64, rounds=a.rounds, threads=torch.get_num_threads(),
+    res = dict(setup=dict(sentences=len(sents), pairs=len(pairs), batch_size=a.batch_size, rounds=a.rounds, min_seconds=a.min_seconds, threads=torch.get_num_threads(),
+                          tokenizers_parallelism=os.environ.get('TOKENIZERS_PARALLELISM', 'unset'),
                           machine=platform.processor() or platform.machine(), torch=torch.__version__,
                           unit='sentences/s (bi-encoders), pairs/s (cross-encoder)'),
                models={m: dict(median=float(np.median(v)), min=float(np.min(v)), max=float(np.max(v)),

@@ -41,6 +41,7 @@ def results(tmp_path_factory):
          '--out', str(out/'label_backends_stsb.json'))
     _run('encode_backends.py', '--model', DEFAULT_MODEL, '--sentences', '32', '--rounds', '1', '--gold-pairs', '20', '--test-pairs', '30',
          '--out', str(out/'encode_backends_stsb.json'))
+    _run('throughput.py', '--sentences', '48', '--rounds', '1', '--min-seconds', '0', '--no-mpnet', '--out', str(out/'throughput_stsb.json'))
     return out
 
 def test_bm25_benchmark_checks_parity(results):
@@ -96,6 +97,13 @@ def test_label_backends_refuses_a_folder_that_is_no_teacher(tmp_path, capsys):
     assert 'not a saved cross-encoder folder' in capsys.readouterr().err
     assert _run('label_backends.py', '--teacher', str(tmp_path), '--rounds', '0', check=False) == 2
     assert '--rounds must be at least 1' in capsys.readouterr().err
+
+def test_throughput_times_every_student_against_minilm(results):
+    res = json.loads((results/'throughput_stsb.json').read_text())
+    assert res['models']['MiniLM-L6']['ratio_to_minilm'] == 1.0 and 'MPNet-base' not in res['models']     # --no-mpnet
+    assert {'static (model2vec)', 'MiniLM-L2 (first 2 layers)', 'cross-encoder (MiniLM-L6)'} <= set(res['models'])
+    assert res['setup']['sentences'] == 48 and all(m['median'] > 0 for m in res['models'].values())
+    assert _run('throughput.py', '--sentences', '0', check=False) == 2
 
 def test_the_report_has_a_row_per_target(results, reports):
     from augsbert.runs import render_report
