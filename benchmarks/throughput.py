@@ -5,11 +5,15 @@
 Every experiment run measures its own model's throughput (`augsbert.methods.measure_throughput`), but a run's
 number depends on what else the machine did at the time. Here all models are timed in rounds, one after the
 other in each round, on the same STSb test sentences (1,000; the cross-encoder: 500 pairs, in pairs/s), batch 64,
-with the threads torch has, each over whole passes filling at least a second (`--min-seconds`); the median round counts, and each model's speed is also given as a ratio to
+with the threads torch has and the tokenizer on all of them, each over whole passes filling at least a second
+(`--min-seconds`); the median round counts, and each model's speed is also given as a ratio to
 MiniLM-L6's in the same rounds, which cancels most of a shared slowdown. Mind the units: a bi-encoder's cost is
 per sentence and reused by every pair the sentence is in; a cross-encoder's is per pair (n sentences compared
 all-against-all: n encodings vs n(n-1)/2 pair scores). On 2 CPU cores with short STS sentences a pair (about
 twice the tokens) costs only about 1.3x a sentence, so per item the cross-encoder is not the slower one.
+The runs (and every `make` target) encode with TOKENIZERS_PARALLELISM=false, which keeps forked data loaders safe: that
+costs a static model, whose work is mostly tokenizing, about 30 % of its speed and a transformer nothing measurable,
+so each static student is timed both ways in the same rounds ('…, tokenizer on 1 thread': as the runs encode).
 Every student is built from its own base: MPNet-base is all-mpnet-base-v2 (110M parameters, the bi-encoder teacher of
 the static ladder; about 40 s a round on 2 cores; `--no-mpnet` skips it), which the ladder report places in its
 speed-quality figure by its ratio to MiniLM-L6.
@@ -48,27 +52,32 @@ def main():
     sents = list(dict.fromkeys(list(sp.test['sentence1']) + list(sp.test['sentence2'])))[:a.sentences]
     pairs = list(zip(sp.test['sentence1'], sp.test['sentence2']))[:max(1, a.sentences // 2)]
     cfg = get_profile('cpu')
-    models = {'cross-encoder (MiniLM-L6)': (make_cross_encoder(DEFAULT_MODEL, head=cfg['ce_head']), pairs, 1)}
+    models = {'cross-encoder (MiniLM-L6)': (make_cross_encoder(DEFAULT_MODEL, head=cfg['ce_head']), pairs, 1, 'true')}
     for name in STUDENTS:
         if name == 'mpnet' and a.no_mpnet: continue
         inits = ['model2vec', 'tokens'] if name == 'static' else [None]
         for init in inits:
             opts = student_options(dict(cfg, student=name, **({'static_init': init} if init else {})), name)
-            models[student_title(name, opts)] = (make_student(name, student_base(name, DEFAULT_MODEL), opts), sents, 1)
-    per = {m: [] for m in models}
+            model = make_student(name, student_base(name, DEFAULT_MODEL), opts)
+            models[student_title(name, opts)] = (model, sents, 1, 'true')
+            if STUDENTS[name].kind == 'static': models[student_title(name, opts) + ', tokenizer on 1 thread'] = (model, sents, 1, 'false')
+    per, env = {m: [] for m in models}, os.environ.get('TOKENIZERS_PARALLELISM')
     for r in range(a.rounds):
-        for m, (model, items, per_item) in models.items():
+        for m, (model, items, per_item, parallel) in models.items():
+            os.environ['TOKENIZERS_PARALLELISM'] = parallel          # read by the tokenizer at every call
             per[m].append(per_item * rate(model, items, a.batch_size, a.min_seconds))
         print(f"round {r + 1}: " + ', '.join(f"{m} {v[-1]:,.0f}" for m, v in per.items()), flush=True)
+    if env is None: os.environ.pop('TOKENIZERS_PARALLELISM')
+    else: os.environ['TOKENIZERS_PARALLELISM'] = env
     ref = np.array(per['MiniLM-L6'])
     res = dict(setup=dict(sentences=len(sents), pairs=len(pairs), batch_size=a.batch_size, rounds=a.rounds, min_seconds=a.min_seconds, threads=torch.get_num_threads(),
-                          tokenizers_parallelism=os.environ.get('TOKENIZERS_PARALLELISM', 'unset'),
+                          tokenizer='all threads (TOKENIZERS_PARALLELISM=true) unless the name says 1 thread',
                           machine=platform.processor() or platform.machine(), torch=torch.__version__,
                           unit='sentences/s (bi-encoders), pairs/s (cross-encoder)'),
                models={m: dict(median=float(np.median(v)), min=float(np.min(v)), max=float(np.max(v)),
                                ratio_to_minilm=float(np.median(np.array(v) / ref))) for m, v in per.items()})
     with atomic_write(a.out) as f: json.dump(res, f, indent=1)
-    for m, v in res['models'].items(): print(f"{m:32s} {v['median']:10,.0f} /s  ({v['ratio_to_minilm']:.2f}x MiniLM-L6)")
+    for m, v in res['models'].items(): print(f"{m:48s} {v['median']:10,.0f} /s  ({v['ratio_to_minilm']:.2f}x MiniLM-L6)")
 
 if __name__ == '__main__':
     main()
