@@ -18,7 +18,7 @@ Every student is built from its own base: MPNet-base is all-mpnet-base-v2 (110M 
 the static ladder; about 40 s a round on 2 cores; `--no-mpnet` skips it), which the ladder report places in its
 speed-quality figure by its ratio to MiniLM-L6.
 """
-import argparse, json, os, platform
+import argparse, json, os
 os.environ.setdefault('OMP_WAIT_POLICY', 'PASSIVE')
 import numpy as np
 import torch
@@ -27,10 +27,12 @@ from augsbert.data import load_dataset
 from augsbert.models import DEFAULT_MODEL
 from augsbert.students import STUDENTS, make_student, student_base, student_options, student_title, throughput
 from augsbert.training import make_cross_encoder
+from bm25_speed import machine
 
 
 def rate(model, items:list, batch_size:int, min_seconds:float)->float:
-    "Items per second over as many whole timed passes as fill `min_seconds` (at least one): a static model's pass over 1,000\n    sentences takes about 0.03 s, short enough for one scheduler hiccup to halve or double a single pass's rate."
+    """Items per second over as many whole timed passes as fill `min_seconds` (at least one): a static model's pass over
+    1,000 sentences takes about 0.03 s, short enough for one scheduler hiccup to halve or double a single pass's rate."""
     n, t = 0, 0.0
     while n == 0 or t < min_seconds:
         t += throughput(model, items, batch_size, repeats=1)['seconds']; n += 1
@@ -61,19 +63,21 @@ def main():
             opts = student_options(dict(cfg, student=name, **({'static_init': init} if init else {})), name)
             model = make_student(name, student_base(name, DEFAULT_MODEL), opts)
             models[student_title(name, opts)] = (model, sents, 1, 'true')
-            if STUDENTS[name].kind == 'static': models[student_title(name, opts) + ', tokenizer on 1 thread'] = (model, sents, 1, 'false')
+            if student.kind == 'static': models[student_title(name, opts) + ', tokenizer on 1 thread'] = (model, sents, 1, 'false')
     per, env = {m: [] for m in models}, os.environ.get('TOKENIZERS_PARALLELISM')
-    for r in range(a.rounds):
-        for m, (model, items, per_item, parallel) in models.items():
-            os.environ['TOKENIZERS_PARALLELISM'] = parallel          # read by the tokenizer at every call
-            per[m].append(per_item * rate(model, items, a.batch_size, a.min_seconds))
-        print(f"round {r + 1}: " + ', '.join(f"{m} {v[-1]:,.0f}" for m, v in per.items()), flush=True)
-    if env is None: os.environ.pop('TOKENIZERS_PARALLELISM')
-    else: os.environ['TOKENIZERS_PARALLELISM'] = env
+    try:
+        for r in range(a.rounds):
+            for m, (model, items, per_item, parallel) in models.items():
+                os.environ['TOKENIZERS_PARALLELISM'] = parallel          # read by the tokenizer at every call
+                per[m].append(per_item * rate(model, items, a.batch_size, a.min_seconds))
+            print(f"round {r + 1}: " + ', '.join(f"{m} {v[-1]:,.0f}" for m, v in per.items()), flush=True)
+    finally:                                                            # the caller's setting back, even after an error
+        if env is None: os.environ.pop('TOKENIZERS_PARALLELISM', None)
+        else: os.environ['TOKENIZERS_PARALLELISM'] = env
     ref = np.array(per['MiniLM-L6'])
     res = dict(setup=dict(sentences=len(sents), pairs=len(pairs), batch_size=a.batch_size, rounds=a.rounds, min_seconds=a.min_seconds, threads=torch.get_num_threads(),
                           tokenizer='all threads (TOKENIZERS_PARALLELISM=true) unless the name says 1 thread',
-                          machine=platform.processor() or platform.machine(), torch=torch.__version__,
+                          machine=machine(), torch=torch.__version__,
                           unit='sentences/s (bi-encoders), pairs/s (cross-encoder)'),
                models={m: dict(median=float(np.median(v)), min=float(np.min(v)), max=float(np.max(v)),
                                ratio_to_minilm=float(np.median(np.array(v) / ref))) for m, v in per.items()})
