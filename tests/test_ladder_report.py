@@ -55,3 +55,14 @@ def test_ladder_report_from_two_rungs(env, tiny):
     from augsbert.config import get_profile
     assert (f"student_loss={get_profile('smoke').get('student_loss')}, the profile's (chosen: cosent)" in final) == (chosen == '1-mpnet-cross-encoder')
     assert final.count('as chosen') == (1 if chosen == '1-mpnet-cross-encoder' else 2)
+    # the quality target is judged at the mean, and the verdict says whether the whole CI clears it too
+    from augsbert.runs import load_runs
+    ladder = [r for r in load_runs('evidence') if '_static-ladder_' in r['name']]
+    for lo, words in ((76.0, 'The whole 95 % CI lies above 75.'), (74.0, 'The mean clears 75, but the 95 % CI reaches below it (74.00).')):
+        for r in ladder:
+            m = read_json(r['dir']/'metrics.json')
+            for v, s in m['statistics']['scores'].items():
+                if v.startswith('augsbert-'): s.update(mean=80.0, lo=lo, hi=84.0)
+            (r['dir']/'metrics.json').write_text(json.dumps(m))
+        render_report('ladder', progress=False, profile='smoke')
+        assert words in (reports_dir()/'ladder.md').read_text()
