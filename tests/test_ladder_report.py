@@ -41,7 +41,9 @@ def test_ladder_report_from_two_rungs(env, tiny):
     assert 'from newer code (cache key `0000000000000000`' in (reports_dir()/'ladder.md').read_text()
     (out/'metrics.json').write_text(json.dumps(dict(m, per_seed=[dict(s0, model=dict(s0['model'], key='0' * 16), test=s0['test'] + 1)])))
     render_report('ladder', progress=False, profile='smoke')
-    assert 'No committed `in_domain` run has re-made it yet' in (reports_dir()/'ladder.md').read_text()
+    md = (reports_dir()/'ladder.md').read_text()   # the same recipe and seed with other numbers: said, not counted
+    assert 'No committed `in_domain` run has reproduced it yet' in md
+    assert '`in_domain/smoke_stsb_static-best` (code `' in md and 'beyond the 0.01-point tolerance, so it is not counted as a reproduction' in md
     # the final recipe on another data set: one row per data set beside the chosen rung's, Holm-corrected across them
     assert 'across 1 data set(s)' in md and 'Not run yet: stsb, bws-cross-topic' in md
     run_experiment('evidence', run_name='smoke_sts-es_static-final', **kw)
