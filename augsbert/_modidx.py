@@ -811,7 +811,6 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                  'augsbert.silver.gather_shards': ('silver.html#gather_shards', 'augsbert/silver.py'),
                                  'augsbert.silver.label_pairs': ('silver.html#label_pairs', 'augsbert/silver.py'),
                                  'augsbert.silver.label_shard': ('silver.html#label_shard', 'augsbert/silver.py'),
-                                 'augsbert.silver.memo_cosines': ('silver.html#memo_cosines', 'augsbert/silver.py'),
                                  'augsbert.silver.read_pairs': ('silver.html#read_pairs', 'augsbert/silver.py'),
                                  'augsbert.silver.shard_layout': ('silver.html#shard_layout', 'augsbert/silver.py'),
                                  'augsbert.silver.shard_ok': ('silver.html#shard_ok', 'augsbert/silver.py'),

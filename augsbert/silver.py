@@ -13,26 +13,10 @@ from .config import AugsbertError, DataError, atomic_write, unknown_name, sha256
 import hashlib, json, shutil, tempfile
 
 # %% auto #0
-__all__ = ['LABEL_CHUNK', 'PAIR_FORMATS', 'memo_cosines', 'teacher', 'label_pairs', 'export_onnx', 'OnnxScorer', 'write_pairs',
-           'read_pairs', 'split_shards', 'shard_layout', 'teacher_digest', 'label_shard', 'shard_ok', 'gather_shards']
+__all__ = ['LABEL_CHUNK', 'PAIR_FORMATS', 'teacher', 'label_pairs', 'export_onnx', 'OnnxScorer', 'write_pairs', 'read_pairs',
+           'split_shards', 'shard_layout', 'teacher_digest', 'label_shard', 'shard_ok', 'gather_shards']
 
 # %% ../nbs/09_silver.ipynb #4021ed96
-def memo_cosines(model, # a `SentenceTransformer`
-                 df:pd.DataFrame, # pairs: sentence1, sentence2
-                 memo:dict # sentence -> its embedding (CPU, fp32); grows with every call (about 3 KB per 768-d sentence)
-                )->np.ndarray:
-    "Cosine of each pair's two embeddings, encoding only the sentences `memo` does not hold yet (and keeping them there)."
-    import torch
-    from augsbert.training import finite_scores
-    if not isinstance(df, pd.DataFrame) or not {'sentence1', 'sentence2'} <= set(df.columns):
-        raise DataError("pairs to score: expected a DataFrame with columns sentence1 and sentence2.")
-    if len(df) == 0: return np.zeros(0)
-    a, b = df['sentence1'].astype(str).tolist(), df['sentence2'].astype(str).tolist()
-    new = [t for t in dict.fromkeys(a + b) if t not in memo]
-    if new: memo.update(zip(new, model.encode(new, batch_size=64, convert_to_tensor=True, show_progress_bar=False).float().cpu()))
-    ea, eb = (torch.stack([memo[t] for t in s]) for s in (a, b))
-    return finite_scores(torch.cosine_similarity(ea, eb).numpy(), 'the bi-encoder')
-
 def teacher(model, # a sentence-transformers `CrossEncoder` or `SentenceTransformer`
             precision:str='fp32', # 'fp32' or 'bf16' (autocast, see `augsbert.training.precision_scope`)
             device:str='cpu', # the device the model is on
@@ -41,7 +25,7 @@ def teacher(model, # a sentence-transformers `CrossEncoder` or `SentenceTransfor
            )->Callable[[pd.DataFrame], np.ndarray]:
     "`predict(df) -> scores in [0, 1]` of a cross-encoder (both orders averaged) or a bi-encoder (cosine, clipped)."
     from sentence_transformers import CrossEncoder, SentenceTransformer
-    from augsbert.training import predict_pairs, precision_scope
+    from augsbert.training import bi_encoder_scores, predict_pairs, precision_scope
     if backend not in LABEL_BACKENDS: raise unknown_name('label backend', backend, LABEL_BACKENDS)
     if isinstance(model, CrossEncoder):
         if backend == 'torch': score = lambda df: predict_pairs(model, df)
@@ -50,8 +34,8 @@ def teacher(model, # a sentence-transformers `CrossEncoder` or `SentenceTransfor
             return lambda df: predict_pairs(run, df)
     elif isinstance(model, SentenceTransformer):
         if backend != 'torch': raise AugsbertError(f"label backend {backend!r} runs cross-encoders; a bi-encoder teacher encodes with 'torch'.")
-        memo = {}   # sentence -> embedding: the chunks of one labelling share sentences; each is encoded once (`memo_cosines`)
-        score = lambda df: np.clip(memo_cosines(model, df, memo), 0, 1)
+        memo = {}   # sentence -> embedding: the chunks of one labelling share sentences; each is encoded once
+        score = lambda df: np.clip(bi_encoder_scores(model, df, memo=memo), 0, 1)
     else: raise AugsbertError(f"a teacher must be a CrossEncoder or a SentenceTransformer, got {type(model).__name__}.")
     def predict(df):
         with precision_scope(precision, device): return score(df)

@@ -268,18 +268,20 @@ TrainingRun.predict, TrainingRun.evaluate = _predict, _evaluate
 def bi_encoder_scores(model, # a `SentenceTransformer`
                       df:pd.DataFrame, # pairs: sentence1, sentence2
                       batch_size:int=64, # sentences per encoding batch
-                      progress:bool=False # show a progress bar
+                      progress:bool=False, # show a progress bar
+                      memo:dict|None=None # sentence -> embedding (CPU, fp32), kept across calls: only what it lacks is encoded
                      )->np.ndarray:
     "Cosine similarity of the two sentence embeddings of each pair (every distinct sentence is encoded once)."
     if not isinstance(df, pd.DataFrame) or not {'sentence1', 'sentence2'} <= set(df.columns):
         raise DataError("pairs to score: expected a DataFrame with columns sentence1 and sentence2.")
     if len(df) == 0: return np.zeros(0)
     a, b = df['sentence1'].astype(str).tolist(), df['sentence2'].astype(str).tolist()
-    texts = list(dict.fromkeys(a + b))
-    emb = model.encode(texts, batch_size=batch_size, convert_to_tensor=True, show_progress_bar=progress)
-    pos = {t: i for i, t in enumerate(texts)}
-    ia, ib = (torch.tensor([pos[t] for t in s], device=emb.device) for s in (a, b))
-    return finite_scores(torch.cosine_similarity(emb[ia].float(), emb[ib].float()).cpu().numpy(), 'the bi-encoder')
+    memo = {} if memo is None else memo
+    if new := [t for t in dict.fromkeys(a + b) if t not in memo]:
+        emb = model.encode(new, batch_size=batch_size, convert_to_tensor=True, show_progress_bar=progress)
+        memo.update(zip(new, emb.float().cpu()))
+    ea, eb = (torch.stack([memo[t] for t in s]) for s in (a, b))
+    return finite_scores(torch.cosine_similarity(ea, eb).numpy(), 'the bi-encoder')
 
 # %% ../nbs/07_training.ipynb #ac63332a
 def _as_bi_encoder(model, device:str):

@@ -1,5 +1,5 @@
 """Silver labelling with a bi-encoder teacher: `augsbert.silver.teacher` (each distinct sentence encoded once over all
-chunks, `memo_cosines`) against the same chunked labelling that encodes every chunk's sentences afresh
+chunks, `bi_encoder_scores` with a memo) against the same chunked labelling that encodes every chunk's sentences afresh
 (`augsbert.training.bi_encoder_scores` per chunk, what the teacher did before), interleaved in rounds in one process;
 the median round counts.
 
