@@ -899,6 +899,7 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                    'augsbert.training._config': ('training.html#_config', 'augsbert/training.py'),
                                    'augsbert.training._evaluate': ('training.html#_evaluate', 'augsbert/training.py'),
                                    'augsbert.training._last_checkpoint': ('training.html#_last_checkpoint', 'augsbert/training.py'),
+                                   'augsbert.training._pair_texts': ('training.html#_pair_texts', 'augsbert/training.py'),
                                    'augsbert.training._predict': ('training.html#_predict', 'augsbert/training.py'),
                                    'augsbert.training._train': ('training.html#_train', 'augsbert/training.py'),
                                    'augsbert.training._train_to': ('training.html#_train_to', 'augsbert/training.py'),

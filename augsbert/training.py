@@ -265,6 +265,12 @@ def _evaluate(self:TrainingRun, df:pd.DataFrame|None=None, # pairs to score (def
 TrainingRun.predict, TrainingRun.evaluate = _predict, _evaluate
 
 # %% ../nbs/07_training.ipynb #8c034f60
+def _pair_texts(df) -> tuple[list[str], list[str]]:
+    "The sentence1 and sentence2 columns of the pairs `df` as lists of str; a clear error when `df` has none."
+    if not isinstance(df, pd.DataFrame) or not {'sentence1', 'sentence2'} <= set(df.columns):
+        raise DataError("pairs to score: expected a DataFrame with columns sentence1 and sentence2.")
+    return df['sentence1'].astype(str).tolist(), df['sentence2'].astype(str).tolist()
+
 def bi_encoder_scores(model, # a `SentenceTransformer`
                       df:pd.DataFrame, # pairs: sentence1, sentence2
                       batch_size:int=64, # sentences per encoding batch
@@ -272,10 +278,8 @@ def bi_encoder_scores(model, # a `SentenceTransformer`
                       memo:dict|None=None # sentence -> embedding (CPU, fp32), kept across calls: only what it lacks is encoded
                      )->np.ndarray:
     "Cosine similarity of the two sentence embeddings of each pair (every distinct sentence is encoded once)."
-    if not isinstance(df, pd.DataFrame) or not {'sentence1', 'sentence2'} <= set(df.columns):
-        raise DataError("pairs to score: expected a DataFrame with columns sentence1 and sentence2.")
-    if len(df) == 0: return np.zeros(0)
-    a, b = df['sentence1'].astype(str).tolist(), df['sentence2'].astype(str).tolist()
+    a, b = _pair_texts(df)
+    if not a: return np.zeros(0)
     memo = {} if memo is None else memo
     if new := [t for t in dict.fromkeys(a + b) if t not in memo]:
         emb = model.encode(new, batch_size=batch_size, convert_to_tensor=True, show_progress_bar=progress)
@@ -403,10 +407,8 @@ def predict_pairs(model, # a `CrossEncoder` (e.g. from `make_cross_encoder` or `
                   progress:bool=False # show a progress bar
                  )->np.ndarray:
     "The cross-encoder's score in [0, 1] of each pair; the mean over both orders by default."
-    if not isinstance(df, pd.DataFrame) or not {'sentence1', 'sentence2'} <= set(df.columns):
-        raise DataError("pairs to score: expected a DataFrame with columns sentence1 and sentence2.")
-    if len(df) == 0: return np.zeros(0)
-    a, b = df['sentence1'].astype(str).tolist(), df['sentence2'].astype(str).tolist()
+    a, b = _pair_texts(df)
+    if not a: return np.zeros(0)
     pairs = list(zip(a, b)) + (list(zip(b, a)) if both_orders else [])
     s = np.asarray(model.predict(pairs, batch_size=batch_size, show_progress_bar=progress, convert_to_numpy=True), dtype=float).reshape(-1)
     if both_orders: s = (s[:len(a)] + s[len(a):]) / 2
