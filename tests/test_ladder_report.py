@@ -20,6 +20,8 @@ def test_ladder_report_from_two_rungs(env, tiny):
     render_report('ladder', progress=False, profile='smoke')
     md = (reports_dir()/'ladder.md').read_text()
     assert '`1-mpnet-cross-encoder` − `1-minilm-cross-encoder`:' in md and 'The best static student on dev is rung' in md
+    unrun = md.split('**Not run yet** (rungs of grid `static-ladder` with no committed run): ', 1)[1].split('\n', 1)[0]
+    assert '`1-mpnet-bi-encoder` (teacher: gold-tuned MPNet bi-encoder)' in unrun and '`1-minilm-cross-encoder`' not in unrun
     assert (reports_dir()/'figures'/'ladder_speed_quality.png').exists()
     assert 'No committed `in_domain` run has re-made it yet' in md
     assert "No MPNet bar: the chosen rung's teacher is not the MPNet bi-encoder." in md      # a tiny cross-encoder taught here
