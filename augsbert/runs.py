@@ -11,15 +11,16 @@ from importlib import metadata
 from pathlib import Path
 from fastcore.basics import patch
 from .config import (AugsbertError, unknown_name, project_root, reports_dir, workspace_dir, cache_dir, atomic_write,
-                             get_profile, PROFILE_KEYS)
+                             get_profile, PROFILE_KEYS, cpu_flags)
 
 # %% auto #0
-__all__ = ['PROVENANCE_PACKAGES', 'USER_DATA_PARAMS', 'DAGGER', 'REPRODUCED', 'experiments_dir', 'report_nbs_dir',
-           'experiment_path', 'notebook_parameters', 'check_params', 'injected_params', 'package_versions', 'cpu_name',
-           'environment_info', 'notebook_code', 'notebook_imports', 'code_digest', 'save_figure', 'write_json',
-           'read_json', 'default_run_name', 'uses_user_data', 'runs_home', 'Run', 'folder_sha256', 'model_record',
-           'student_record', 'cap_record', 'check_run_name', 'run_lock', 'run_experiment', 'load_runs', 'render_report',
-           'is_dirty', 'dirty_marker', 'dirty_section', 'reproduces', 'package_versions_of', 'environment_section']
+__all__ = ['PROVENANCE_PACKAGES', 'CPU_ISA_FLAGS', 'USER_DATA_PARAMS', 'DAGGER', 'REPRODUCED', 'experiments_dir',
+           'report_nbs_dir', 'experiment_path', 'notebook_parameters', 'check_params', 'injected_params',
+           'package_versions', 'cpu_name', 'cpu_isa', 'machine_kind', 'environment_info', 'notebook_code',
+           'notebook_imports', 'code_digest', 'save_figure', 'write_json', 'read_json', 'default_run_name',
+           'uses_user_data', 'runs_home', 'Run', 'folder_sha256', 'model_record', 'student_record', 'cap_record',
+           'check_run_name', 'run_lock', 'run_experiment', 'load_runs', 'render_report', 'is_dirty', 'dirty_marker',
+           'dirty_section', 'reproduces', 'package_versions_of', 'environment_section']
 
 # %% ../nbs/04_runs.ipynb #5e861d0f
 def experiments_dir()->Path:
@@ -88,14 +89,30 @@ def cpu_name()->str:
     except OSError: pass
     return platform.processor() or platform.machine()
 
+# %% ../nbs/04_runs.ipynb #28c4125c
+CPU_ISA_FLAGS = ('avx2', 'avx512f', 'avx512_bf16', 'amx_bf16')   # /proc/cpuinfo flags that change how fast (and in which precision) torch runs
+
+def cpu_isa()->list[str]:
+    "Which of `CPU_ISA_FLAGS` this machine's CPU has (from `augsbert.config.cpu_flags`)."
+    have = cpu_flags()
+    return [f for f in CPU_ISA_FLAGS if f in have]
+
+def machine_kind(provenance:dict|None # a run's `provenance.json` (its `environment`)
+                )->str:
+    "The kind of machine a run ran on, e.g. 'AMD EPYC, 2 cores, avx2/avx512f': runs of one kind can compare their speeds."
+    env = (provenance or {}).get('environment') or {}
+    isa = env.get('cpu_isa')
+    sets = 'instruction sets not recorded' if isa is None else ('/'.join(isa) or 'none of ' + '/'.join(CPU_ISA_FLAGS))
+    return f"{env.get('cpu') or 'unknown CPU'}, {env.get('cpu_count') or '?'} cores, {sets}"
+
 # %% ../nbs/04_runs.ipynb #fa98454a
 def environment_info()->dict:
-    "Where the code runs: git commit (dirty: tracked files outside `reports/` changed), Python, platform, CPU/GPU, torch threads, package versions."
+    "Where the code runs: git commit (dirty: tracked files outside `reports/` changed), Python, platform, CPU (its `cpu_isa`)/GPU, torch threads, package versions."
     import torch
     # reports/ holds the runs' own outputs: rewriting it is not a change to the code or the inputs
     dirty = _git('status', '--porcelain', '--untracked-files=no', '--', '.', ':(exclude)reports')
     return dict(git_commit=_git('rev-parse', 'HEAD') or None, git_dirty=bool(dirty),
-                python=platform.python_version(), platform=platform.platform(), cpu=cpu_name(), cpu_count=os.cpu_count(),
+                python=platform.python_version(), platform=platform.platform(), cpu=cpu_name(), cpu_count=os.cpu_count(), cpu_isa=cpu_isa(),
                 torch_threads=torch.get_num_threads(),
                 gpu=torch.cuda.get_device_name(0) if torch.cuda.is_available() else None,
                 packages=package_versions())

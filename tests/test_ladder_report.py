@@ -70,3 +70,15 @@ def test_ladder_report_from_two_rungs(env, tiny):
             (r['dir']/'metrics.json').write_text(json.dumps(m))
         render_report('ladder', progress=False, profile='smoke')
         assert words in (reports_dir()/'ladder.md').read_text()
+    # a rung timed on another kind of machine than the MiniLM-L6 bar is left out of the speed comparison, and named
+    import shutil
+    one = next(r for r in ladder if r['name'].endswith('1-minilm-cross-encoder'))
+    bar = one['dir'].parent/'smoke_stsb_static-ladder_ref-minilm'
+    shutil.copytree(one['dir'], bar)
+    prov = read_json(bar/'provenance.json')
+    prov['environment'] = dict(prov['environment'], cpu='Another CPU', cpu_count=2, cpu_isa=['avx2'])
+    (bar/'provenance.json').write_text(json.dumps(prov))
+    render_report('ladder', progress=False, profile='smoke')
+    md = (reports_dir()/'ladder.md').read_text()
+    assert 'Timed on another kind of machine than the MiniLM-L6 bar (Another CPU, 2 cores, avx2)' in md
+    assert '`1-mpnet-cross-encoder` (' in md.split('Timed on another kind of machine', 1)[1].split('\n', 1)[0]
