@@ -76,7 +76,8 @@ def machine()->dict:
     mem = next((int(ln.split()[1]) / 2**20 for ln in open('/proc/meminfo') if ln.startswith('MemTotal')), None)
     import datetime, numba
     commit = subprocess.run(['git', 'rev-parse', 'HEAD'], capture_output=True, text=True, cwd=Path(__file__).parent).stdout.strip()
-    return dict(cpu=cpu, cores=os.cpu_count(), memory_gib=round(mem, 1) if mem else None, python=platform.python_version(),
+    from augsbert.runs import cpu_isa   # 'AMD EPYC' names machines with and without AVX-512: the instruction sets tell them apart
+    return dict(cpu=cpu, cpu_isa=cpu_isa(), cores=os.cpu_count(), memory_gib=round(mem, 1) if mem else None, python=platform.python_version(),
                 numba=numba.__version__, numba_threads=numba.config.NUMBA_NUM_THREADS, git_commit=commit or None,
                 recorded=datetime.datetime.now(datetime.timezone.utc).isoformat(timespec='seconds'))
 
