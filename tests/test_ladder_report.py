@@ -20,6 +20,9 @@ def test_ladder_report_from_two_rungs(env, tiny):
     render_report('ladder', progress=False, profile='smoke')
     md = (reports_dir()/'ladder.md').read_text()
     assert '`1-mpnet-cross-encoder` − `1-minilm-cross-encoder`:' in md and 'The best static student on dev is rung' in md
+    from augsbert.config import project_root   # the throughput benchmark on each kind of machine it ran on is named in the verdict
+    others = sorted((project_root()/'benchmarks'/'results').glob('throughput_stsb_*.json'))
+    assert others and all(f"; `benchmarks/results/{f.name}`, the same benchmark) it encodes at" in md for f in others)
     unrun = md.split('**Not run yet** (rungs of grid `static-ladder` with no committed run): ', 1)[1].split('\n', 1)[0]
     assert '`1-mpnet-bi-encoder` (teacher: gold-tuned MPNet bi-encoder)' in unrun and '`1-minilm-cross-encoder`' not in unrun
     assert (reports_dir()/'figures'/'ladder_speed_quality.png').exists()
