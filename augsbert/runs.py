@@ -89,7 +89,7 @@ def cpu_name()->str:
     except OSError: pass
     return platform.processor() or platform.machine()
 
-# %% ../nbs/04_runs.ipynb #28c4125c
+# %% ../nbs/04_runs.ipynb #6fb4f166
 CPU_ISA_FLAGS = ('avx2', 'avx512f', 'avx512_bf16', 'amx_bf16')   # /proc/cpuinfo flags that change how fast (and in which precision) torch runs
 
 def cpu_isa()->list[str]:
