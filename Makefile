@@ -189,7 +189,7 @@ bench: install models
 	$(BIN)/python benchmarks/cached_rerun.py --out $(BENCH_OUT)/cached_rerun.json
 	$(BIN)/python benchmarks/label_backends.py --pairs 300 --rounds 3 --seeds 5 --out $(BENCH_OUT)/label_backends_stsb.json
 	$(BIN)/python benchmarks/encode_backends.py --out $(BENCH_OUT)/encode_backends_stsb.json
-	$(BIN)/python benchmarks/throughput.py --out $(BENCH_OUT)/throughput_stsb.json
+	$(BIN)/python benchmarks/throughput.py --batch-sizes 32,64,256,1024 --out $(BENCH_OUT)/throughput_stsb.json
 	$(BIN)/augsbert report performance
 
 test-slow: install

@@ -23,6 +23,9 @@ def test_ladder_report_from_two_rungs(env, tiny):
     from augsbert.config import project_root   # the throughput benchmark on each kind of machine it ran on is named in the verdict
     others = sorted((project_root()/'benchmarks'/'results').glob('throughput_stsb_*.json'))
     assert others and all(f"; `benchmarks/results/{f.name}`, the same benchmark) it encodes at" in md for f in others)
+    swept = [f for f in others + [others[0].parent/'throughput_stsb.json']    # a batch-size sweep: each model at its best batch size too
+             if 'best' in (json.loads(f.read_text())['models'].get('static (MiniLM tokens)') or {})]   # the student here
+    assert md.count("With each model at its best batch size of the benchmark's sweep (the student at ") == len(swept)
     unrun = md.split('**Not run yet** (rungs of grid `static-ladder` with no committed run): ', 1)[1].split('\n', 1)[0]
     assert '`1-mpnet-bi-encoder` (teacher: gold-tuned MPNet bi-encoder)' in unrun and '`1-minilm-cross-encoder`' not in unrun
     assert (reports_dir()/'figures'/'ladder_speed_quality.png').exists()
