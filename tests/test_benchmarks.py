@@ -42,7 +42,8 @@ def results(tmp_path_factory):
     _run('encode_backends.py', '--model', DEFAULT_MODEL, '--sentences', '32', '--rounds', '1', '--gold-pairs', '20', '--test-pairs', '30',
          '--out', str(out/'encode_backends_stsb.json'))
     import augsbert.methods.arguebert.finetune  # noqa: F401  (registers its student, which needs a pre-training: the benchmark skips it)
-    _run('throughput.py', '--sentences', '48', '--rounds', '1', '--min-seconds', '0', '--no-mpnet', '--out', str(out/'throughput_stsb.json'))
+    _run('throughput.py', '--sentences', '48', '--rounds', '1', '--min-seconds', '0', '--no-mpnet', '--batch-sizes', '16,48',
+         '--out', str(out/'throughput_stsb.json'))
     return out
 
 def test_bm25_benchmark_checks_parity(results):
@@ -105,6 +106,15 @@ def test_throughput_times_every_student_against_minilm(results):
     assert {'static (model2vec)', 'static (model2vec), tokenizer on 1 thread', 'MiniLM-L2 (first 2 layers)', 'cross-encoder (MiniLM-L6)'} <= set(res['models'])
     assert len(res['models']) == 7, sorted(res['models'])      # no ArgueBERT student: it would pre-train first
     assert res['setup']['sentences'] == 48 and res['setup']['machine']['cores'] >= 1 and all(m['median'] > 0 for m in res['models'].values())
+    # the batch-size sweep (with the --batch-size, 64): every student but MPNet at each size, its best size and ratio
+    assert res['setup']['batch_sizes'] == [16, 48, 64] and 'best' not in res['models']['cross-encoder (MiniLM-L6)']
+    for m, v in res['models'].items():
+        if m.startswith(('static', 'MiniLM')):
+            assert set(v['batches']) == {'16', '48', '64'} and v['batches']['64'] == v['median']
+            fastest = max(v['batches'].values())          # one round: its best is the fastest batch size's rate
+            assert v['best']['median'] == pytest.approx(fastest) and v['batches'][str(v['best']['batch_size'])] == fastest
+    assert res['models']['MiniLM-L6']['best']['ratio_to_minilm'] == 1.0
+    for bad in ('16,x', '0,16'): assert _run('throughput.py', '--batch-sizes', bad, check=False) == 2
     assert _run('throughput.py', '--sentences', '0', check=False) == 2
 
 def test_the_report_has_a_row_per_target(results, reports):
