@@ -48,6 +48,10 @@ def test_evidence_report_renders(cell):
     render_report('evidence', progress=False, profile='smoke')
     md = (cell.parents[2]/'evidence.md').read_text()
     assert 'The gate per cell' in md and 'Holm' in md and len(load_runs('evidence')) == 1
+    claims = md.split("## The paper's claims")[1].split('## The cells')[0]
+    ce = [l for l in claims.splitlines() if l.startswith('- ')]       # the tiny teacher is a cross-encoder: one CE > BE line
+    assert len(ce) == 1 and f'(`{cell.name}`)' in ce[0] and ce[0].endswith('**')   # naming its run, ending in its verdict
+    assert '| CE > BE at small n (teacher − student alone, test) |       1 | 1 ' in claims   # the tally counts it
 
 def test_a_rerun_that_reproduces_a_cell_is_counted_once(cell):
     "A later run of the same cell that re-made every stage and got every number again is shown as a reproduction, not a second cell."
@@ -66,6 +70,8 @@ def test_a_rerun_that_reproduces_a_cell_is_counted_once(cell):
         render_report('evidence', progress=False, profile='smoke')
         md = (cell.parents[2]/'evidence.md').read_text()
         assert 'reproduced the numbers of' not in md and '**Summary (generated).** 2 cell(s)' in md
+        # the two cells share their teachers' statistics: one CE > BE line names both runs
+        assert any(f'`{cell.name}`' in l and '`smoke_reproduced`' in l for l in md.splitlines() if l.startswith('- '))
     finally: shutil.rmtree(again)
 
 # (in this process, `conftest.execute_in_process`: the notebook's first cells, as a kernel would run them)
