@@ -26,6 +26,14 @@ def test_ladder_report_from_two_rungs(env, tiny):
     swept = [f for f in others + [others[0].parent/'throughput_stsb.json']    # a batch-size sweep: each model at its best batch size too
              if 'best' in (json.loads(f.read_text())['models'].get('static (MiniLM tokens)') or {})]   # the student here
     assert md.count("With each model at its best batch size of the benchmark's sweep (the student at ") == len(swept)
+    # the speed target, every measurement: a row per benchmark file and tokenizer setting, one more for each swept best batch size
+    speed = md.split('**The speed target, every measurement**', 1)[1].split('## The ladder', 1)[0]
+    rows = [[c.strip() for c in l.strip('| \n').split('|')] for l in speed.splitlines() if l.startswith('| ') and '.json' in l]
+    student = 'static (MiniLM tokens)'
+    want = [(f.name, 1 + ('best' in x)) for f in [others[0].parent/'throughput_stsb.json'] + others
+            for x in [json.loads(f.read_text())['models'].get(k) for k in (student, student + ', tokenizer on 1 thread')] if x]
+    assert len(rows) == sum(n for _, n in want) and {r[1] for r in rows} == {f for f, _ in want}
+    assert all(r[-1] == ('holds' if float(r[-2]) >= 100 else 'falls short') for r in rows)
     unrun = md.split('**Not run yet** (rungs of grid `static-ladder` with no committed run): ', 1)[1].split('\n', 1)[0]
     assert '`1-mpnet-bi-encoder` (teacher: gold-tuned MPNet bi-encoder)' in unrun and '`1-minilm-cross-encoder`' not in unrun
     assert (reports_dir()/'figures'/'ladder_speed_quality.png').exists()
