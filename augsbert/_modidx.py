@@ -513,6 +513,8 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                            'augsbert.methods.contexts.Origin': ('contexts.html#origin', 'augsbert/methods/contexts.py'),
                                            'augsbert.methods.contexts.Origin.__post_init__': ( 'contexts.html#origin.__post_init__',
                                                                                                'augsbert/methods/contexts.py'),
+                                           'augsbert.methods.contexts.Origin.cached_similarity': ( 'contexts.html#origin.cached_similarity',
+                                                                                                   'augsbert/methods/contexts.py'),
                                            'augsbert.methods.contexts.Origin.context_sets': ( 'contexts.html#origin.context_sets',
                                                                                               'augsbert/methods/contexts.py'),
                                            'augsbert.methods.contexts.Origin.fit_scores': ( 'contexts.html#origin.fit_scores',

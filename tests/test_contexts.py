@@ -48,6 +48,17 @@ def test_smoke_run(smoke_run):
     scored = sum(n for k, n in m['eval_sizes'].items() if not k.startswith('mrpc'))        # stsb-dev and the STS sets
     assert isinstance(m['origin_empty_pairs'], int) and 0 <= m['origin_empty_pairs'] <= scored   # counted, never an error
 
+def test_a_second_run_takes_origin_from_the_cache(smoke_run, corpus_file, tiny, tmp_path):
+    "Origin's similarities are cached per chunk of pairs: the same settings again score nothing (an interrupted run resumes there)."
+    from augsbert.config import cache_dir
+    entries = sorted(cache_dir('artefacts', 'origin-similarity').glob('*/result.json'))
+    assert entries                                                                        # the first run filled them
+    again = run_experiment('contexts', profile='smoke', run_name='smoke_again', out_dir=tmp_path, progress=False, corpus_file=str(corpus_file), ctx_origin_model=tiny)
+    m1, m2 = read_json(smoke_run/'metrics.json'), read_json(again/'metrics.json')
+    assert m2['origin'] == m1['origin'] and m2['origin_empty_pairs'] == m1['origin_empty_pairs']
+    assert m2['cost']['origin_seconds_per_pair'] == m1['cost']['origin_seconds_per_pair']   # the time it took when computed, not ~0
+    assert sorted(cache_dir('artefacts', 'origin-similarity').glob('*/result.json')) == entries   # nothing new was scored
+
 # (in this process, `conftest.execute_in_process`: the notebook's first cells, as a kernel would run them)
 BAD = [
     (dict(ctx_scorer='seq2seq'), 'unknown context scorer'),
@@ -89,7 +100,7 @@ def test_the_report_renders_from_the_runs(smoke_run, corpus_file, tiny):
     "reports/contexts.md from the smoke run and an Origin-only ablation (random contexts): the teacher gate first, then the claims, the paper beside."
     from pathlib import Path
     from augsbert.runs import render_report
-    run_experiment('contexts', profile='smoke', progress=False, corpus_file=str(corpus_file), origin_only=True, ctx_selection='random')
+    run_experiment('contexts', profile='smoke', progress=False, corpus_file=str(corpus_file), origin_only=True, ctx_selection='random', ctx_origin_model=tiny)
     md = (Path(render_report('contexts', progress=False, profile='smoke')).parent/'contexts.md').read_text()
     assert 'from 2 runs' in md and '76.93' in md and '34.45' in md                  # the paper's Origin average and random-C row
     assert md.index('## The teacher gate') < md.index("## The paper's claims, checked") < md.index('## Differences, described') < md.index('## Table 1')
@@ -101,14 +112,17 @@ def test_the_report_renders_from_the_runs(smoke_run, corpus_file, tiny):
     assert row['Origin, STS-B dev'] == f"{m['origin']['stsb-dev']:.2f}" and row['beats the start'] == ('yes' if beats else 'no')
     assert row['gate'] == ('passes' if beats else 'fails')
     other = next(r for r in md_table(md, '## The teacher gate') if r['run'].split(' ')[0] != smoke_run.name)
-    assert other['Origin reads'] == 'all-MiniLM-L6-v2' and other['another model'] == 'no' and other['gate'] == 'fails'   # the ablation read the start
-    # the claims: one Surrogate seed and no per-pair scores give no interval, so neither claim gets a verdict other than underpowered
+    assert other['Origin reads'] == Path(tiny).name and other['another model'] == 'yes'      # the ablation reads the same Origin model
+    # the claims: one Surrogate seed gives no interval; the random-contexts claim compares the two runs' per-pair scores (paired bootstrap)
     claims = {r['claim']: r for r in md_table(md, "## The paper's claims, checked")}
     assert set(claims) == {'the Surrogate approaches Origin', 'contexts beat random contexts'}
-    assert {r['verdict'] for r in claims.values()} == {'underpowered'} and claims['the Surrogate approaches Origin']['95 % CI'] == '–'
-    assert 'no per-pair scores kept: no interval' in md and ('1 seed: no interval' in md or 'the teacher gate failed' in md)
-    section = md.split("## The paper's claims, checked", 1)[1].split('## Differences, described', 1)[0]
-    assert 'Verdict: **holds**' not in section and 'Verdict: **does not hold**' not in section
+    assert claims['the Surrogate approaches Origin']['verdict'] == 'underpowered' and claims['the Surrogate approaches Origin']['95 % CI'] == '–'
+    assert '1 seed: no interval' in md or 'the teacher gate failed' in md
+    rnd = claims['contexts beat random contexts']
+    assert rnd['95 % CI'] != '–' and rnd['seeds'] == 'one run each, paired pairs' and rnd['detectable'] != '–'
+    lo, hi = (float(x) for x in rnd['95 % CI'].strip('[]').split(','))
+    assert lo <= float(rnd['ours']) <= hi and rnd['verdict'] in ('holds', 'does not hold', 'underpowered')
+    assert 'paired bootstrap' in md and 'no per-pair scores kept' not in md
     assert f'Origin, discriminative only, on {Path(tiny).name} (ours)' in md
 
 def hand_made(origin_model=None, gaps=(-0.5, -0.6, -0.4), origin_dev=84.0):

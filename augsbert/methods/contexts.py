@@ -4,7 +4,7 @@
 
 # %% ../../nbs/14_contexts.ipynb #b1e01ec3
 from __future__ import annotations
-import hashlib, random
+import hashlib, random, time
 from dataclasses import dataclass, field
 from fastcore.basics import patch
 from typing import Callable
@@ -12,13 +12,15 @@ import numpy as np
 import pandas as pd
 from ..config import AugsbertError, DataError, unknown_name, register_settings
 from ..loaders.corpus import running_text
+from ..cache import stage_key, frame_key, cached_json
 
 # %% auto #0
-__all__ = ['SETTINGS_FAMILY', 'COHERENCE_HELD_OUT', 'SCORERS', 'SELECTIONS', 'PAPER', 'START_BASELINE', 'PAPER_SURROGATE_GAP',
-           'PAPER_RANDOM_COST', 'SURROGATE_MARGIN', 'CLAIM_SURROGATE', 'CLAIM_RANDOM', 'ContextCorpus',
-           'context_corpus', 'read_documents', 'ChunkRetriever', 'EmbeddingCache', 'Scorer', 'embedding_scorer',
-           'coherence_examples', 'CoherenceModel', 'held_out_cut', 'coherence_scorer', 'check_scorer', 'jaccard_words',
-           'greedy_diverse', 'check_context_budget', 'Origin', 'teacher_gate', 'context_claims']
+__all__ = ['SETTINGS_FAMILY', 'COHERENCE_HELD_OUT', 'SCORERS', 'SELECTIONS', 'ORIGIN_CHUNK', 'PAPER', 'START_BASELINE',
+           'PAPER_SURROGATE_GAP', 'PAPER_RANDOM_COST', 'SURROGATE_MARGIN', 'CLAIM_SURROGATE', 'CLAIM_RANDOM',
+           'ContextCorpus', 'context_corpus', 'read_documents', 'ChunkRetriever', 'EmbeddingCache', 'Scorer',
+           'embedding_scorer', 'coherence_examples', 'CoherenceModel', 'held_out_cut', 'coherence_scorer',
+           'check_scorer', 'jaccard_words', 'greedy_diverse', 'check_context_budget', 'Origin', 'teacher_gate',
+           'context_claims']
 
 # %% ../../nbs/14_contexts.ipynb #6fe65c66
 SETTINGS_FAMILY = register_settings('contexts', dict(   # this method's keys: types here, defaults in settings.ini [method contexts]
@@ -274,6 +276,7 @@ class Origin:
     seed: int = 42
     empty_pairs: int = 0
     short_sets: int = 0
+    seconds: float = 0.0             # time spent scoring pairs (`cached_similarity`; a cached chunk adds the seconds it took)
     def __post_init__(self):
         check_context_budget(self.size, self.candidates, self.selection)
         self.retriever = ChunkRetriever(self.corpus) if self.selection != 'random' else None
@@ -336,6 +339,30 @@ def similarity(self:Origin, pairs:pd.DataFrame, # sentence1, sentence2
         out[i] = float(v1 @ v2 / den) if den > 0 else 0.0
     return out
 
+# %% ../../nbs/14_contexts.ipynb #58761005
+ORIGIN_CHUNK = 500   # pairs per cache entry of `cached_similarity`
+
+@patch
+def cached_similarity(self:Origin, pairs:pd.DataFrame, # sentence1, sentence2
+                      scorer_key:dict, # what decides the scorer (JSON-serialisable): kind, model name and weights, training settings
+                      progress:bool=False)->np.ndarray:
+    "`similarity`, cached per chunk of `ORIGIN_CHUNK` pairs; the counters and `seconds` grow as if computed."
+    budget = dict(corpus=frame_key(self.corpus.contexts), size=self.size, candidates=self.candidates, selection=self.selection,
+                  max_jaccard=self.max_jaccard, seed=self.seed, scorer=scorer_key)
+    out = []
+    for lo in range(0, len(pairs), ORIGIN_CHUNK):
+        part = pairs.iloc[lo:lo + ORIGIN_CHUNK][['sentence1', 'sentence2']]
+        def compute():
+            e, s, t0 = self.empty_pairs, self.short_sets, time.perf_counter()
+            sims = self.similarity(part, progress)
+            return dict(similarity=[float(x) for x in sims], empty_pairs=self.empty_pairs - e, short_sets=self.short_sets - s,
+                        seconds=time.perf_counter() - t0)
+        e, s = self.empty_pairs, self.short_sets
+        r = cached_json('origin-similarity', stage_key('origin-similarity', code=('augsbert.methods.contexts',), pairs=frame_key(part), **budget), compute)
+        self.empty_pairs, self.short_sets, self.seconds = e + r['empty_pairs'], s + r['short_sets'], self.seconds + r['seconds']
+        out.extend(r['similarity'])
+    return np.asarray(out, dtype=float)
+
 # %% ../../nbs/14_contexts.ipynb #9c51af4b
 PAPER = dict(
     table1={  # sts12, sts13, sts14, sts15, sts16, stsb, sick-r, avg
@@ -391,9 +418,11 @@ def context_claims(core:dict|None, # metrics of the run whose Surrogate is check
                    gate:dict|None, # `teacher_gate` of that run
                    two_step:dict|None=None, # metrics of an Origin run with the two-step context sets
                    random:dict|None=None, # metrics of the same Origin with random contexts
+                   stsb_pairs:dict|None=None, # Origin's per-pair STSb test similarities: {'gold', 'two_step', 'random'} (None: not kept)
+                   random_gate:bool|None=True, # did Origin's scorer learn (held-out accuracy above chance; None: not measured)?
                    alpha:float=0.05)->pd.DataFrame:
     "One row per claim that has runs: the difference, its 95 % interval (where seeds give one), Holm p (against `margin`), detectable effect, the paper's, verdict and why."
-    from augsbert.statistics import seed_claims
+    from augsbert.statistics import seed_claims, paired_bootstrap, detectable, claim_verdict
     rows = []
     if core is not None and core.get('surrogate'):
         d = np.array([s['sts-avg'] for s in core['surrogate']]) - core['origin']['sts-avg']
@@ -410,6 +439,13 @@ def context_claims(core:dict|None, # metrics of the run whose Surrogate is check
         rows.append(row)
     if two_step is not None and random is not None:
         a, b = two_step['origin']['stsb'], random['origin']['stsb']
-        rows.append(dict(claim=CLAIM_RANDOM, measure='random − two-step contexts, Origin, STSb', diff=b - a, lo=np.nan, hi=np.nan, seeds=1,
-                         p_holm=np.nan, detectable=np.nan, paper=PAPER_RANDOM_COST, margin=np.nan, verdict='underpowered', why='no per-pair scores kept: no interval'))
+        row = dict(claim=CLAIM_RANDOM, measure='random − two-step contexts, Origin, STSb', diff=b - a, lo=np.nan, hi=np.nan, seeds=1,
+                   p_holm=np.nan, detectable=np.nan, paper=PAPER_RANDOM_COST, margin=np.nan, verdict='underpowered', why='no per-pair scores kept: no interval')
+        if stsb_pairs is not None:       # one claim in its family: Holm's p is the bootstrap's p
+            pb = paired_bootstrap('regression', stsb_pairs['random'], stsb_pairs['two_step'], stsb_pairs['gold'], alpha=alpha)
+            mde = detectable(pb['se'], 1, alpha)
+            v, why = claim_verdict(pb['diff'], pb['p'], mde, PAPER_RANDOM_COST, random_gate, alpha)
+            row.update(diff=pb['diff'], lo=pb['lo'], hi=pb['hi'], p_holm=pb['p'], detectable=mde, verdict=v,
+                       why=why if random_gate is not False else "its gate failed: Origin's scorer is not above chance on held-out contexts")
+        rows.append(row)
     return pd.DataFrame(rows, columns=['claim', 'measure', 'diff', 'lo', 'hi', 'seeds', 'p_holm', 'detectable', 'paper', 'margin', 'verdict', 'why'])
