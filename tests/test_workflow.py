@@ -298,5 +298,7 @@ def test_contexts_grids(tmp_path):
     out = dry_run(tmp_path, '--config', 'grid=contexts')
     assert job_stats(out) == dict(run_contexts=9, report_contexts=1, all=1)
     args = [tuple(a) for _, _, a in commands(out).values()]
-    assert ('origin_only=True', 'ctx_selection=random') in args and ('ctx_surrogate_student=static',) in args
+    assert ('origin_only=True', 'ctx_selection=random') in args and ('seeds=5', 'ctx_surrogate_student=static') in args
+    runs = commands(out)
+    assert runs['cpu'][2] == ['seeds=5'] and runs['cpu_ctx_surrogate_student-static'][2] == ['seeds=5', 'ctx_surrogate_student=static']   # 5 seeds, the names as before
     assert ('ctx_surrogate_pairs=1000',) in args and ('origin_only=True', 'ctx_candidates=100', 'ctx_size=100') in args
