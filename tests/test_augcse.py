@@ -41,7 +41,8 @@ def test_the_report_renders_from_the_run(run):
     assert '1 runs in `reports/runs/augcse/`' in md and 'AugCSE (α = −1) (ours, 2 seeds)' in md and 'AugCSE-BERT (paper' in md
     assert '60.47' in md and 'STS-B dev (paper)' in md                              # the paper's Table 7 beside ours
     gate = md.split('## The gate: did the discriminator learn?')[1].split('## ')[0]
-    assert ('| passes' in gate or '| fails' in gate) and 'not measured' not in gate     # this run measured its gate
+    assert ('| – (α < 0; at chance)' in gate or '| – (α < 0; learned)' in gate) and 'not measured' not in gate   # measured; at α < 0 no gate is read
+    assert 'α = -1, discriminator lr' in gate and ('never significantly above the largest class' in gate or 'from step' in gate)   # its curve, described
     assert "## The paper's claims, checked" in md
 
 # (in this process, `conftest.execute_in_process`: the notebook's first cells, as a kernel would run them)
