@@ -152,3 +152,26 @@ def test_teacher_gate_and_verdicts_on_hand_made_runs():
     assert context_claims(hand_made('mpnet', gaps=(-9.5, -10.5, -10.0), origin_dev=90.0), g)['verdict'].tolist() == ['does not hold']
     rnd = context_claims(None, None, mp, dict(mp, origin={'stsb': 30.0}))  # even 44 points lower: no per-pair scores, no interval
     assert rnd['verdict'].tolist() == ['underpowered'] and rnd['why'][0] == 'no per-pair scores kept: no interval'
+
+def test_the_claim_is_checked_on_a_surrogate_whose_teacher_passes_the_gate(tmp_path, monkeypatch):
+    "The committed runs, copied, with the static Surrogate's Origin made another model: its gate passes, so it is the run the claims check."
+    import json, shutil
+    from pathlib import Path
+    from augsbert.runs import render_report
+    src = Path(__file__).parents[1]/'reports'/'runs'/'contexts'
+    if not (src/'cpu'/'metrics.json').exists() or not (src/'cpu_ctx_surrogate_student-static'/'metrics.json').exists():
+        pytest.skip('needs the committed contexts runs cpu and cpu_ctx_surrogate_student-static')
+    dst = tmp_path/'reports'/'runs'/'contexts'
+    for name in ('cpu', 'cpu_ctx_surrogate_student-static'): shutil.copytree(src/name, dst/name)
+    monkeypatch.setenv('AUGSBERT_REPORTS', str(tmp_path/'reports'))
+    def edit(name, change):
+        f = dst/name/'metrics.json'; m = json.loads(f.read_text()); change(m); f.write_text(json.dumps(m))
+    def reads_the_start(m): m.pop('origin_model', None)          # MiniLM's Surrogate: Origin reads its own start, so its gate fails
+    def reads_mpnet(m):                                           # the static Surrogate: Origin reads MPNet and beats the start
+        m['origin_model'] = 'sentence-transformers/all-mpnet-base-v2'
+        m['baselines']["Origin's model (zero-shot)"] = dict(m['baselines']['MiniLM (zero-shot)'])
+        m['baselines']['averaged tokens (zero-shot)']['stsb-dev'] = m['origin']['stsb-dev'] - 10
+    edit('cpu', reads_the_start); edit('cpu_ctx_surrogate_student-static', reads_mpnet)
+    md = (Path(render_report('contexts', progress=False, profile='cpu')).parent/'contexts.md').read_text()
+    assert '**1 of 2 runs pass the gate.**' in md
+    assert 'The run whose Surrogate the claims check, `cpu_ctx_surrogate_student-static`, **passes**' in md
