@@ -18,6 +18,15 @@ def test_a_smoke_pretraining(env, objective):
     assert prov['timings']['pre-training'] > 0 and (out/'accuracy.png').exists()
     again = read_json(run_experiment('arguebert_pretrain', profile='smoke', progress=False, ab_objective=objective)/'provenance.json')
     assert again['encoder'] == prov['encoder']                                   # the encoder is cached by its recipe
+    assert m['curve'] is None                                                    # no curve asked for
+
+@needs_data
+def test_a_learning_curve(env):
+    "`-p ab_curve=2`: held-out accuracies at steps 2 and 4 of 4, the last one the encoder's 'after', and a figure."
+    out = run_experiment('arguebert_pretrain', profile='smoke', progress=False, ab_objective='sp', ab_curve=2, seed=7)
+    m = read_json(out/'metrics.json')
+    assert [p['steps'] for p in m['curve']] == [2, 4] and (out/'curve.png').exists()
+    assert {k: m['curve'][-1][k] for k in m['after']} == m['after']
 
 # (in this process, `conftest.execute_in_process`: the notebook's first cells, as a kernel would run them)
 BAD_PRETRAINING = [
@@ -27,6 +36,7 @@ BAD_PRETRAINING = [
     (dict(ab_edge_data='stsb'), 'need argument topics'),
     (dict(ab_corpus='wiki'), 'unknown corpus'),
     (dict(ab_steps=0), 'ab_steps must be at least 1'),
+    (dict(ab_curve=-1), 'ab_curve must be at least 0'),
     (dict(ab_objectve='sp'), 'unknown parameter'),
 ]
 

@@ -4,18 +4,20 @@
 
 # %% ../../../nbs/13_arguebert.ipynb #5851ddf9
 from __future__ import annotations
-import random
+import json, random
+from pathlib import Path
+from transformers import TrainerCallback
 from dataclasses import dataclass
 import numpy as np
 import pandas as pd
-from ...config import AugsbertError, DataError, unknown_name, register_settings
+from ...config import AugsbertError, DataError, unknown_name, register_settings, atomic_write
 from ...loaders.corpus import running_text
 
 # %% auto #0
 __all__ = ['SETTINGS_FAMILY', 'PAIR_COLUMNS', 'SP_NEGATIVES', 'OBJECTIVES', 'SIZES', 'SETTINGS_', 'HELD_OUT', 'nsp_pairs',
            'sp_pairs', 'order_pairs', 'edge_pairs', 'topic_arguments', 'sam_counts', 'sam_sweep', 'sam_set',
            'check_objective', 'pair_objective_data', 'masked_pair_model', 'pair_dataset', 'PretrainConfig', 'pretrain',
-           'pretrain_accuracy', 'held_out_split', 'pretrain_key', 'pretrained_encoder']
+           'pretrain_accuracy', 'PairCurve', 'held_out_split', 'pretrain_key', 'pretrained_encoder']
 
 # %% ../../../nbs/13_arguebert.ipynb #b75e5184
 SETTINGS_FAMILY = register_settings('arguebert', dict(   # this method's keys: types here, defaults in settings.ini [method arguebert]
@@ -29,7 +31,8 @@ SETTINGS_FAMILY = register_settings('arguebert', dict(   # this method's keys: t
     ab_corpus=str,            # ArgueBERT: running-text corpus of nsp / order pairs (augsbert.loaders.corpus)
     ab_sp_negatives=str,      # ArgueBERT sp: 'random' (the paper) or 'gold' QQP negatives
     ab_edge_data=str,         # ArgueBERT edge: data set whose training topics give the arguments
-), bounds=dict(ab_steps='[1,)', ab_batch='[2,)', ab_lr='(0,1]', ab_max_len='[8,)'))
+    ab_curve=int,             # ArgueBERT: points of the held-out learning curve (0: none; it measures, the encoder is the same)
+), bounds=dict(ab_steps='[1,)', ab_batch='[2,)', ab_lr='(0,1]', ab_max_len='[8,)', ab_curve='[0,)'))
 
 # %% ../../../nbs/13_arguebert.ipynb #e8b8ae53
 PAIR_COLUMNS = ['sentence1', 'sentence2', 'label']
@@ -332,6 +335,20 @@ def pretrain_accuracy(model, tokenizer, pairs:pd.DataFrame, # held-out labelled 
             phit += int((out.seq_relationship_logits.argmax(-1) == b['next_sentence_label']).sum()); pn += len(b['next_sentence_label'])
     return dict(mlm_accuracy=hit / n if n else float('nan'), pair_accuracy=phit / pn, masked_tokens=n, pairs=pn)
 
+# %% ../../../nbs/13_arguebert.ipynb #7091cf75
+class PairCurve(TrainerCallback):
+    "Held-out MLM and pair accuracy every `every` optimiser steps, kept in `path` (JSON; a resumed pre-training keeps its points)."
+    def __init__(self, held:pd.DataFrame, tokenizer, every:int, path, max_length:int=128, mlm_probability:float=0.15):
+        if not isinstance(every, int) or isinstance(every, bool) or every < 1: raise AugsbertError(f"PairCurve: every must be a positive integer, got {every!r}.")
+        self.held, self.tok, self.every, self.path, self.max_length, self.mlm = held, tokenizer, every, Path(path), max_length, mlm_probability
+        self.points = json.loads(self.path.read_text(encoding='utf-8')) if self.path.exists() else []
+    def on_step_end(self, args, state, control, model=None, **kwargs):
+        if model is not None and state.global_step % self.every == 0 and state.global_step not in {p['steps'] for p in self.points}:
+            self.points.append(dict(steps=state.global_step, **pretrain_accuracy(model, self.tok, self.held, self.max_length, self.mlm)))
+            model.train()
+            with atomic_write(self.path) as f: json.dump(self.points, f)
+        return control
+
 # %% ../../../nbs/13_arguebert.ipynb #acd4b051
 SIZES = {  # from-scratch model sizes: BERT-mini (Turc et al. 2019) fits a 45-minute budget on 2 cores; the paper's is BERT-medium
     'mini': dict(hidden_size=256, num_hidden_layers=4, num_attention_heads=4, intermediate_size=1024),
@@ -376,6 +393,7 @@ def pretrained_encoder(objective:str, # a name in `OBJECTIVES`
                        size:str='mini', # scratch: a key of `SIZES`
                        base:str='sentence-transformers/all-MiniLM-L6-v2', # continued: the start model
                        progress:bool=True,
+                       curve:int=0, # points of the held-out learning curve (`PairCurve`; 0: none); not part of the recipe
                        **data # `pair_objective_data` options (corpus, sp_negatives, edge_data)
                       ):
     "(folder of the pre-trained encoder + tokenizer, its pretrain.json) for one recipe; cached, resumable."
@@ -395,10 +413,11 @@ def pretrained_encoder(objective:str, # a name in `OBJECTIVES`
         model = (masked_pair_model(base=base, seed=cfg.seed) if setting == 'continued' else
                  masked_pair_model(config=dict(vocab_size=tok.vocab_size, **SIZES[size]), seed=cfg.seed))
         before = pretrain_accuracy(model, tok, held, cfg.max_length, cfg.mlm_probability)
-        model, steps = pretrain(model, tok, train, cfg, work, progress)
+        pc = [PairCurve(held, tok, max(1, cfg.steps // curve), work/'curve.json', cfg.max_length, cfg.mlm_probability)] if curve else []
+        model, steps = pretrain(model, tok, train, cfg, work, progress, callbacks=pc)
         after = pretrain_accuracy(model, tok, held, cfg.max_length, cfg.mlm_probability)
         model.bert.save_pretrained(folder); tok.save_pretrained(folder)
-        info = dict(recipe=recipe, steps=steps, before=before, after=after, seconds=round(time.time() - t0, 1),
+        info = dict(recipe=recipe, steps=steps, before=before, after=after, curve=pc[0].points if pc else None, seconds=round(time.time() - t0, 1),
                     code=code_version(*_PRETRAIN_CODE))
         (folder/'pretrain.json').write_text(json.dumps(info, indent=1) + '\n', encoding='utf-8')
         import shutil; shutil.rmtree(work, ignore_errors=True)       # checkpoints are only needed to resume
