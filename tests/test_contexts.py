@@ -58,6 +58,8 @@ def test_a_second_run_takes_origin_from_the_cache(smoke_run, corpus_file, tiny, 
     assert m2['origin'] == m1['origin'] and m2['origin_empty_pairs'] == m1['origin_empty_pairs']
     assert m2['cost']['origin_seconds_per_pair'] == m1['cost']['origin_seconds_per_pair']   # the time it took when computed, not ~0
     assert sorted(cache_dir('artefacts', 'origin-similarity').glob('*/result.json')) == entries   # nothing new was scored
+    p1, p2 = read_json(smoke_run/'provenance.json'), read_json(again/'provenance.json')
+    assert p2['embeddings']['texts_from_disk'] == p1['embeddings']['texts'] > 0                   # and nothing new was encoded
 
 # (in this process, `conftest.execute_in_process`: the notebook's first cells, as a kernel would run them)
 BAD = [

@@ -4,13 +4,14 @@
 
 # %% ../../nbs/14_contexts.ipynb #b1e01ec3
 from __future__ import annotations
-import hashlib, random, time
+import hashlib, io, json, random, time
+from pathlib import Path
 from dataclasses import dataclass, field
 from fastcore.basics import patch
 from typing import Callable
 import numpy as np
 import pandas as pd
-from ..config import AugsbertError, DataError, unknown_name, register_settings
+from ..config import AugsbertError, DataError, unknown_name, register_settings, atomic_write
 from ..loaders.corpus import running_text
 from ..cache import stage_key, frame_key, cached_json
 
@@ -123,6 +124,27 @@ class EmbeddingCache:
             e /= np.maximum(np.linalg.norm(e, axis=1, keepdims=True), 1e-12)
             self.store.update(zip(new, e))
         return np.stack([self.store[str(t)] for t in texts]) if len(texts) else np.zeros((0, 0), np.float32)
+
+# %% ../../nbs/14_contexts.ipynb #070cd383
+@patch
+def save(self:EmbeddingCache, path)->Path:
+    "Write every embedding kept so far to `path` (.npz: the texts as JSON bytes and a float32 matrix), atomically."
+    texts = list(self.store)
+    vecs = np.stack([self.store[t] for t in texts]) if texts else np.zeros((0, 0), np.float32)
+    buf = io.BytesIO(); np.savez(buf, texts=np.frombuffer(json.dumps(texts).encode('utf-8'), dtype=np.uint8), vectors=vecs)
+    with atomic_write(path, 'wb') as f: f.write(buf.getvalue())
+    return Path(path)
+
+@patch
+def load(self:EmbeddingCache, path)->int:
+    "Add the embeddings `save` wrote to `path` (missing or damaged: none); returns how many texts were added."
+    try:
+        with np.load(path) as z: texts, vecs = json.loads(z['texts'].tobytes().decode('utf-8')), z['vectors']
+        if len(texts) != len(vecs): raise ValueError('texts and vectors differ in number')
+    except (OSError, ValueError, KeyError, UnicodeDecodeError): return 0
+    new = {t: v for t, v in zip(texts, vecs) if t not in self.store}
+    self.store.update(new)
+    return len(new)
 
 # %% ../../nbs/14_contexts.ipynb #76ee7b51
 @dataclass
@@ -345,7 +367,9 @@ ORIGIN_CHUNK = 500   # pairs per cache entry of `cached_similarity`
 @patch
 def cached_similarity(self:Origin, pairs:pd.DataFrame, # sentence1, sentence2
                       scorer_key:dict, # what decides the scorer (JSON-serialisable): kind, model name and weights, training settings
-                      progress:bool=False)->np.ndarray:
+                      progress:bool=False,
+                      after_chunk:Callable|None=None # called after each chunk scored here (not after one from the cache), e.g. to save embeddings
+                     )->np.ndarray:
     "`similarity`, cached per chunk of `ORIGIN_CHUNK` pairs; the counters and `seconds` grow as if computed."
     budget = dict(corpus=frame_key(self.corpus.contexts), size=self.size, candidates=self.candidates, selection=self.selection,
                   max_jaccard=self.max_jaccard, seed=self.seed, scorer=scorer_key)
@@ -354,13 +378,14 @@ def cached_similarity(self:Origin, pairs:pd.DataFrame, # sentence1, sentence2
         part = pairs.iloc[lo:lo + ORIGIN_CHUNK][['sentence1', 'sentence2']]
         def compute():
             e, s, t0 = self.empty_pairs, self.short_sets, time.perf_counter()
-            sims = self.similarity(part, progress)
+            sims = self.similarity(part, progress); fresh.append(True)
             return dict(similarity=[float(x) for x in sims], empty_pairs=self.empty_pairs - e, short_sets=self.short_sets - s,
                         seconds=time.perf_counter() - t0)
-        e, s = self.empty_pairs, self.short_sets
+        e, s, fresh = self.empty_pairs, self.short_sets, []
         r = cached_json('origin-similarity', stage_key('origin-similarity', code=('augsbert.methods.contexts',), pairs=frame_key(part), **budget), compute)
         self.empty_pairs, self.short_sets, self.seconds = e + r['empty_pairs'], s + r['short_sets'], self.seconds + r['seconds']
         out.extend(r['similarity'])
+        if fresh and after_chunk is not None: after_chunk()
     return np.asarray(out, dtype=float)
 
 # %% ../../nbs/14_contexts.ipynb #9c51af4b
