@@ -4,7 +4,7 @@
 
 # %% ../../nbs/14_contexts.ipynb #b1e01ec3
 from __future__ import annotations
-import hashlib, io, json, random, time
+import hashlib, io, json, random, time, zipfile
 from pathlib import Path
 from dataclasses import dataclass, field
 from fastcore.basics import patch
@@ -141,7 +141,7 @@ def load(self:EmbeddingCache, path)->int:
     try:
         with np.load(path) as z: texts, vecs = json.loads(z['texts'].tobytes().decode('utf-8')), z['vectors']
         if len(texts) != len(vecs): raise ValueError('texts and vectors differ in number')
-    except (OSError, ValueError, KeyError, UnicodeDecodeError): return 0
+    except (OSError, ValueError, KeyError, UnicodeDecodeError, EOFError, zipfile.BadZipFile): return 0   # damaged: encode again
     new = {t: v for t, v in zip(texts, vecs) if t not in self.store}
     self.store.update(new)
     return len(new)
@@ -378,14 +378,15 @@ def cached_similarity(self:Origin, pairs:pd.DataFrame, # sentence1, sentence2
         part = pairs.iloc[lo:lo + ORIGIN_CHUNK][['sentence1', 'sentence2']]
         def compute():
             e, s, t0 = self.empty_pairs, self.short_sets, time.perf_counter()
-            sims = self.similarity(part, progress); fresh.append(True)
-            return dict(similarity=[float(x) for x in sims], empty_pairs=self.empty_pairs - e, short_sets=self.short_sets - s,
-                        seconds=time.perf_counter() - t0)
-        e, s, fresh = self.empty_pairs, self.short_sets, []
+            sims = self.similarity(part, progress)
+            r = dict(similarity=[float(x) for x in sims], empty_pairs=self.empty_pairs - e, short_sets=self.short_sets - s,
+                     seconds=time.perf_counter() - t0)
+            if after_chunk is not None: after_chunk()
+            return r
+        e, s = self.empty_pairs, self.short_sets
         r = cached_json('origin-similarity', stage_key('origin-similarity', code=('augsbert.methods.contexts',), pairs=frame_key(part), **budget), compute)
         self.empty_pairs, self.short_sets, self.seconds = e + r['empty_pairs'], s + r['short_sets'], self.seconds + r['seconds']
         out.extend(r['similarity'])
-        if fresh and after_chunk is not None: after_chunk()
     return np.asarray(out, dtype=float)
 
 # %% ../../nbs/14_contexts.ipynb #9c51af4b
