@@ -1,0 +1,35 @@
+"""The in-domain report on the committed runs, copied and edited: Figure 1 draws each cross-encoder apart."""
+import json, shutil
+from pathlib import Path
+import pytest
+from augsbert.runs import render_report
+
+RUNS = Path(__file__).parents[1]/'reports'/'runs'
+SIZES = (250, 1000)
+
+def test_figure_1_keeps_each_cross_encoder_apart(tmp_path, monkeypatch):
+    "A second cross-encoder (grid teachers-fig1's MPNet) gets its own line and its own gaps; Table 5 keeps the profile's."
+    names = [f'cpu_dataset-stsb_max_train_pairs-{n}_method-{m}' for n in SIZES for m in ('bert', 'sbert_student-static')]
+    if not all((RUNS/'in_domain'/n/'metrics.json').exists() for n in names) or not (RUNS/'datasets'/'cpu').exists():
+        pytest.skip('needs the committed STSb runs at 250 and 1,000 gold pairs and the datasets run')
+    dst = tmp_path/'reports'/'runs'
+    shutil.copytree(RUNS/'datasets'/'cpu', dst/'datasets'/'cpu')
+    for n in names: shutil.copytree(RUNS/'in_domain'/n, dst/'in_domain'/n)
+    for n in SIZES:   # the MPNet cross-encoder: a copy of the MiniLM one, 10 points up; its name sorts before the MiniLM run's
+        src, other = dst/'in_domain'/f'cpu_dataset-stsb_max_train_pairs-{n}_method-bert', dst/'in_domain'/f'cpu_cross_encoder-mpnet_{n}'
+        shutil.copytree(src, other)
+        p = json.loads((other/'params.json').read_text()); p['cross_encoder'] = 'sentence-transformers/all-mpnet-base-v2'
+        m = json.loads((other/'metrics.json').read_text())
+        for s in m['per_seed']: s['test'] += 10
+        m['test_mean'] += 10
+        (other/'params.json').write_text(json.dumps(p)); (other/'metrics.json').write_text(json.dumps(m))
+    monkeypatch.setenv('AUGSBERT_REPORTS', str(tmp_path/'reports'))
+    md = (Path(render_report('in_domain', progress=False, profile='cpu')).parent/'in_domain.md').read_text()
+    mini = json.loads((dst/'in_domain'/'cpu_dataset-stsb_max_train_pairs-1000_method-bert'/'metrics.json').read_text())['test_mean']
+    stat = json.loads((dst/'in_domain'/'cpu_dataset-stsb_max_train_pairs-1000_method-sbert_student-static'/'metrics.json').read_text())['test_mean']
+    line = next(l for l in md.splitlines() if l.startswith('|   1000 |'))
+    assert f'{mini:.2f}' in line and f'{mini + 10:.2f}' in line           # both cross-encoders in the curve table
+    assert 'cross-encoder (all-MiniLM-L6-v2) ' in md and 'cross-encoder (all-mpnet-base-v2)' in md
+    for ce, gap in (('all-MiniLM-L6-v2', mini - stat), ('all-mpnet-base-v2', mini + 10 - stat)):
+        finding = next(l for l in md.splitlines() if l.startswith(f'- **Figure 1** (STSb, cross-encoder ({ce}) vs the static'))
+        assert f'{gap:+.2f} [' in finding and 'at 1,000' in finding        # the gap, with its interval
