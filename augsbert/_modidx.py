@@ -516,6 +516,8 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                                                                                   'augsbert/methods/contexts.py'),
                                            'augsbert.methods.contexts.EmbeddingCache.__init__': ( 'contexts.html#embeddingcache.__init__',
                                                                                                   'augsbert/methods/contexts.py'),
+                                           'augsbert.methods.contexts.EmbeddingCache.keep': ( 'contexts.html#embeddingcache.keep',
+                                                                                              'augsbert/methods/contexts.py'),
                                            'augsbert.methods.contexts.EmbeddingCache.load': ( 'contexts.html#embeddingcache.load',
                                                                                               'augsbert/methods/contexts.py'),
                                            'augsbert.methods.contexts.EmbeddingCache.save': ( 'contexts.html#embeddingcache.save',

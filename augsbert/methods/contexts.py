@@ -116,13 +116,16 @@ class ChunkRetriever:
 class EmbeddingCache:
     "Sentence embeddings (L2-normalised) of a `SentenceTransformer`, computed once per distinct text."
     def __init__(self, model, batch_size:int=64):
-        self.model, self.batch_size, self.store = model, batch_size, {}
+        self.model, self.batch_size, self.store, self.path, self.every = model, batch_size, {}, None, 0
     def __call__(self, texts:list)->np.ndarray:
         new = [t for t in dict.fromkeys(map(str, texts)) if t not in self.store]
-        if new:
-            e = np.asarray(self.model.encode(new, batch_size=self.batch_size, convert_to_numpy=True, show_progress_bar=False), dtype=np.float32)
+        step = self.every or max(len(new), 1)        # `keep`: saved after each `every` texts encoded
+        for lo in range(0, len(new), step):
+            part = new[lo:lo + step]
+            e = np.asarray(self.model.encode(part, batch_size=self.batch_size, convert_to_numpy=True, show_progress_bar=False), dtype=np.float32)
             e /= np.maximum(np.linalg.norm(e, axis=1, keepdims=True), 1e-12)
-            self.store.update(zip(new, e))
+            self.store.update(zip(part, e))
+            if self.path is not None: self.save(self.path)
         return np.stack([self.store[str(t)] for t in texts]) if len(texts) else np.zeros((0, 0), np.float32)
 
 # %% ../../nbs/14_contexts.ipynb #070cd383
@@ -145,6 +148,16 @@ def load(self:EmbeddingCache, path)->int:
     new = {t: v for t, v in zip(texts, vecs) if t not in self.store}
     self.store.update(new)
     return len(new)
+
+# %% ../../nbs/14_contexts.ipynb #07eefef9
+@patch
+def keep(self:EmbeddingCache, path, # the .npz file (`save`'s format)
+         every:int=4096 # texts encoded between two saves
+        )->int:
+    "Load the embeddings kept at `path`, then save there after each `every` texts encoded; returns how many were loaded."
+    if isinstance(every, bool) or not isinstance(every, int) or every < 1: raise AugsbertError(f"EmbeddingCache.keep: every must be a positive integer, got {every!r}.")
+    self.path, self.every = Path(path), every
+    return self.load(path)
 
 # %% ../../nbs/14_contexts.ipynb #76ee7b51
 @dataclass
