@@ -177,3 +177,20 @@ def test_the_claim_is_checked_on_a_surrogate_whose_teacher_passes_the_gate(tmp_p
     md = (Path(render_report('contexts', progress=False, profile='cpu')).parent/'contexts.md').read_text()
     assert '**1 of 2 runs pass the gate.**' in md
     assert 'The run whose Surrogate the claims check, `cpu_ctx_surrogate_student-static`, **passes**' in md
+
+def test_random_contexts_are_compared_with_a_two_step_run_of_the_same_origin_model(tmp_path, monkeypatch):
+    "The core run's Origin reads MiniLM, the static run's and the random run's read MPNet: the random run is compared with the static one."
+    import json, shutil
+    from pathlib import Path
+    from augsbert.runs import render_report
+    src = Path(__file__).parents[1]/'reports'/'runs'/'contexts'
+    names = ('cpu', 'cpu_ctx_surrogate_student-static', 'cpu_ctx_selection-random_origin_only-True')
+    if not all((src/n/'metrics.json').exists() for n in names) or not all((src/n/'origin_predictions.npz').exists() for n in names[1:]):
+        pytest.skip('needs the committed contexts runs ' + ', '.join(names))
+    dst = tmp_path/'reports'/'runs'/'contexts'
+    for n in names: shutil.copytree(src/n, dst/n)
+    f = dst/'cpu'/'metrics.json'; m = json.loads(f.read_text()); m['origin_model'] = 'sentence-transformers/all-MiniLM-L6-v2'; f.write_text(json.dumps(m))
+    monkeypatch.setenv('AUGSBERT_REPORTS', str(tmp_path/'reports'))
+    md = (Path(render_report('contexts', progress=False, profile='cpu')).parent/'contexts.md').read_text()
+    line = next(l for l in md.splitlines() if l.startswith('- **Contexts beat random contexts**'))
+    assert 'Origin on all-mpnet-base-v2, the same' in line and 'paired bootstrap' in line and 'not compared' not in line
