@@ -557,6 +557,8 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                                                                        'augsbert/methods/contexts.py'),
                                            'augsbert.methods.contexts.jaccard_words': ( 'contexts.html#jaccard_words',
                                                                                         'augsbert/methods/contexts.py'),
+                                           'augsbert.methods.contexts.label_control': ( 'contexts.html#label_control',
+                                                                                        'augsbert/methods/contexts.py'),
                                            'augsbert.methods.contexts.read_documents': ( 'contexts.html#read_documents',
                                                                                          'augsbert/methods/contexts.py'),
                                            'augsbert.methods.contexts.teacher_gate': ( 'contexts.html#teacher_gate',

@@ -39,6 +39,8 @@ def test_smoke_run(smoke_run):
     assert 0 <= m['coherence_accuracy']['held-out'] <= 1 and m['surrogate_pairs'] == 32 and len(m['surrogate']) == 1
     assert m['cost']['origin_seconds_per_pair'] > 0 and m['cost']['surrogate_seconds_per_pair'] > 0
     assert set(m['supervised']) == {'Surrogate + gold', 'static + gold'}
+    assert [x['seed'] for x in m['cosine_control']] == [x['seed'] for x in m['surrogate']]   # the control: same seeds, cosine labels
+    assert 0 <= m['cosine_silver_mean'] <= 1 and 'control (cosine labels)' in prov['timings']
     assert {'Origin on the evaluation sets', 'Surrogate training'} <= set(prov['timings']) and (out/'sts.png').exists()
     assert m['origin_model'] != 'sentence-transformers/all-MiniLM-L6-v2' and "Origin's model (zero-shot)" in m['baselines']
     assert len(prov['models']) == 2                                                       # the Surrogate's start and Origin's model
@@ -194,3 +196,23 @@ def test_random_contexts_are_compared_with_a_two_step_run_of_the_same_origin_mod
     md = (Path(render_report('contexts', progress=False, profile='cpu')).parent/'contexts.md').read_text()
     line = next(l for l in md.splitlines() if l.startswith('- **Contexts beat random contexts**'))
     assert 'Origin on all-mpnet-base-v2, the same' in line and 'paired bootstrap' in line and 'not compared' not in line
+
+def test_the_control_separates_origins_labels_from_the_recipe(tmp_path, monkeypatch):
+    "The committed static run, copied, given a cosine-labelled control 20 points above its Surrogate: Table 1 shows it and the claims read it."
+    import json, shutil
+    from pathlib import Path
+    from augsbert.runs import render_report
+    src = Path(__file__).parents[1]/'reports'/'runs'/'contexts'
+    if not (src/'cpu_ctx_surrogate_student-static'/'metrics.json').exists(): pytest.skip('needs the committed contexts run cpu_ctx_surrogate_student-static')
+    dst = tmp_path/'reports'/'runs'/'contexts'
+    shutil.copytree(src/'cpu_ctx_surrogate_student-static', dst/'cpu_ctx_surrogate_student-static')
+    f = dst/'cpu_ctx_surrogate_student-static'/'metrics.json'; m = json.loads(f.read_text())
+    m['cosine_control'] = [{**x, **{k: v + 20 + 0.1 * i for k, v in x.items() if k != 'seed'}} for i, x in enumerate(m['surrogate'])]
+    f.write_text(json.dumps(m))
+    monkeypatch.setenv('AUGSBERT_REPORTS', str(tmp_path/'reports'))
+    md = (Path(render_report('contexts', progress=False, profile='cpu')).parent/'contexts.md').read_text()
+    line = next(l for l in md.splitlines() if "**The control: Origin's labels or the recipe?**" in l)
+    sur = sum(x['sts-avg'] for x in m['surrogate']) / len(m['surrogate'])
+    assert f"{sur + 20.2:.2f} on the STS average" in line and 'Surrogate − control -20.20 [' in line
+    assert line.rstrip().endswith('the labels, not the training, hold the Surrogate back.')
+    assert "control, static: the same pairs labelled by all-mpnet-base-v2's cosine (ours, 5 seeds)" in md

@@ -21,7 +21,7 @@ __all__ = ['SETTINGS_FAMILY', 'COHERENCE_HELD_OUT', 'SCORERS', 'SELECTIONS', 'OR
            'ContextCorpus', 'context_corpus', 'read_documents', 'ChunkRetriever', 'EmbeddingCache', 'Scorer',
            'embedding_scorer', 'coherence_examples', 'CoherenceModel', 'held_out_cut', 'coherence_scorer',
            'check_scorer', 'jaccard_words', 'greedy_diverse', 'check_context_budget', 'Origin', 'teacher_gate',
-           'context_claims']
+           'context_claims', 'label_control']
 
 # %% ../../nbs/14_contexts.ipynb #6fe65c66
 SETTINGS_FAMILY = register_settings('contexts', dict(   # this method's keys: types here, defaults in settings.ini [method contexts]
@@ -488,3 +488,25 @@ def context_claims(core:dict|None, # metrics of the run whose Surrogate is check
                        why=why if random_gate is not False else "its gate failed: Origin's scorer is not above chance on held-out contexts")
         rows.append(row)
     return pd.DataFrame(rows, columns=['claim', 'measure', 'diff', 'lo', 'hi', 'seeds', 'p_holm', 'detectable', 'paper', 'margin', 'verdict', 'why'])
+
+# %% ../../nbs/14_contexts.ipynb #8ebdf8d2
+def label_control(m:dict, # a contexts run's metrics.json (with `cosine_control`, the control's per-seed scores)
+                  key:str='sts-avg', # the score compared
+                  alpha:float=0.05)->dict|None:
+    "Surrogate − control and control − start, paired by seed with `paired_t`, and a reading; None when the run has no control."
+    from augsbert.statistics import paired_t
+    if not m.get('cosine_control') or not m.get('surrogate'): return None
+    ctrl, sur = ({x['seed']: x[key] for x in m[k]} for k in ('cosine_control', 'surrogate'))
+    seeds = sorted(set(ctrl) & set(sur))
+    start = (m['baselines'].get(START_BASELINE.get(m['config']['ctx_surrogate_student'], '')) or {}).get(key)
+    labels = paired_t([sur[s] - ctrl[s] for s in seeds], alpha)
+    gain = paired_t([ctrl[s] - start for s in seeds], alpha) if start is not None else None
+    below, above = labels['hi'] is not None and labels['hi'] < 0, labels['lo'] is not None and labels['lo'] > 0
+    teaches = bool(gain and gain['lo'] is not None and gain['lo'] > 0)
+    if labels['lo'] is None: reading = f"{len(seeds)} seed: no interval"
+    elif above: reading = "Origin's labels teach more than the cosine of its model"
+    elif not below: reading = "no detectable difference between Origin's labels and the cosine of its model"
+    elif teaches: reading = "Origin's labels teach less than the cosine of its model, while the same recipe on the cosine gains on the start: the labels, not the training, hold the Surrogate back"
+    else: reading = "Origin's labels teach less than the cosine of its model, and the recipe on the cosine does not gain on the start either: the training is part of the gap"
+    return dict(seeds=len(seeds), control=float(np.mean([ctrl[s] for s in seeds])), start=start, labels=labels, control_gain=gain,
+                recipe_teaches=teaches, reading=reading)
