@@ -216,3 +216,21 @@ def test_the_control_separates_origins_labels_from_the_recipe(tmp_path, monkeypa
     assert f"{sur + 20.2:.2f} on the STS average" in line and 'Surrogate − control -20.20 [' in line
     assert line.rstrip().endswith('the labels, not the training, hold the Surrogate back.')
     assert "control, static: the same pairs labelled by all-mpnet-base-v2's cosine (ours, 5 seeds)" in md
+
+def test_only_origins_of_one_model_are_compared_in_the_ablations(tmp_path, monkeypatch):
+    "The committed core run (Origin on MPNet) and the 1,000-pair run (Origin on MiniLM): no 1,000 → 3,000 sentence; with one model, there is."
+    import json, shutil
+    from pathlib import Path
+    from augsbert.runs import render_report
+    src = Path(__file__).parents[1]/'reports'/'runs'/'contexts'
+    names = ('cpu', 'cpu_ctx_surrogate_pairs-1000')
+    if not all((src/n/'metrics.json').exists() for n in names): pytest.skip('needs the committed contexts runs ' + ', '.join(names))
+    dst = tmp_path/'reports'/'runs'/'contexts'
+    for n in names: shutil.copytree(src/n, dst/n)
+    monkeypatch.setenv('AUGSBERT_REPORTS', str(tmp_path/'reports'))
+    models = [json.loads((dst/n/'metrics.json').read_text()).get('origin_model', 'sentence-transformers/all-MiniLM-L6-v2') for n in names]
+    def render(): return (Path(render_report('contexts', progress=False, profile='cpu')).parent/'contexts.md').read_text()
+    md = render()
+    assert models[0] != models[1] and 'The minilm Surrogate (Origin on' not in md          # two Origin models: not one series
+    f = dst/'cpu'/'metrics.json'; m = json.loads(f.read_text()); m['origin_model'] = models[1]; f.write_text(json.dumps(m))
+    assert 'The minilm Surrogate (Origin on all-MiniLM-L6-v2) on 1,000 → 3,000' in render()
