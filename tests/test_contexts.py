@@ -223,7 +223,8 @@ def test_only_origins_of_one_model_are_compared_in_the_ablations(tmp_path, monke
     from pathlib import Path
     from augsbert.runs import render_report
     src = Path(__file__).parents[1]/'reports'/'runs'/'contexts'
-    names = ('cpu', 'cpu_ctx_surrogate_pairs-1000')
+    sizes = [f'cpu_ctx_candidates-100_ctx_size-{n}_origin_only-True' for n in (20, 50, 100)]
+    names = ('cpu', 'cpu_ctx_surrogate_pairs-1000', *sizes)
     if not all((src/n/'metrics.json').exists() for n in names): pytest.skip('needs the committed contexts runs ' + ', '.join(names))
     dst = tmp_path/'reports'/'runs'/'contexts'
     for n in names: shutil.copytree(src/n, dst/n)
@@ -232,5 +233,9 @@ def test_only_origins_of_one_model_are_compared_in_the_ablations(tmp_path, monke
     def render(): return (Path(render_report('contexts', progress=False, profile='cpu')).parent/'contexts.md').read_text()
     md = render()
     assert models[0] != models[1] and 'The minilm Surrogate (Origin on' not in md          # two Origin models: not one series
+    rho = {n: json.loads((dst/n/'metrics.json').read_text())['origin']['stsb'] for n in sizes}
+    f = dst/sizes[1]/'metrics.json'; m = json.loads(f.read_text()); m['origin_model'] = 'sentence-transformers/all-mpnet-base-v2'; f.write_text(json.dumps(m))
+    line = next(l for l in render().splitlines() if l.startswith('- |C| from'))                  # |C| = 50 reads another model: left out
+    assert line.startswith('- |C| from 20 to 100') and f"STSb {rho[sizes[0]]:.2f} → {rho[sizes[2]]:.2f} (" in line
     f = dst/'cpu'/'metrics.json'; m = json.loads(f.read_text()); m['origin_model'] = models[1]; f.write_text(json.dumps(m))
     assert 'The minilm Surrogate (Origin on all-MiniLM-L6-v2) on 1,000 → 3,000' in render()
