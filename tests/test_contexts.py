@@ -72,6 +72,8 @@ BAD = [
     (dict(ctx_size=0), 'ctx_size must be at least 1'),
     (dict(ctx_size=8, ctx_candidates=4), '-p ctx_candidates=8'),       # two-step: one context per chunk, never fillable
     (dict(ctx_origin_model='no-such-model'), 'no-such-model'),
+    (dict(origin_only='false'), 'origin_only=.false.: must be True or False'),      # a string is truthy: never read as True
+    (dict(cosine_control='no'), 'cosine_control=.no.: must be True or False'),
 ]
 
 @pytest.mark.parametrize('kw, match', BAD)
