@@ -50,6 +50,16 @@ def block_main_job(runs:dict, grids=None)->str:
                "by an earlier run; its estimated cost on a fresh machine is in `reports/evidence.md`, *Compute*." if cached else ''))
 
 # %% ../nbs/15_readme.ipynb #7bd5bb54
+def _attempts_note(rs)->str:
+    "How many of runs `rs` were timed over all their attempts (`augsbert.cli.AttemptClock`), and what that means for the rest."
+    rs = list({str(r['dir']): r for r in rs}.values())
+    timed = sum('attempts_seconds' in r['provenance'] for r in rs)
+    resumed = sum(len(r['provenance'].get('attempts_seconds', [])) > 1 for r in rs)
+    if timed == len(rs): return f"All {len(rs)} committed runs were timed over all their attempts ({resumed} of them resumed)."
+    return (f"{timed} of the {len(rs)} committed runs were timed over all their attempts (`attempts_seconds`; {resumed} of them resumed); "
+            "the others ran before `augsbert run` kept that clock and count their last attempt only, which understates a run "
+            "that was interrupted and resumed from its cached stages.")
+
 def block_grids(runs:dict, grids=None)->str:
     "Every grid of workflow/config.yaml: its runs, those committed in reports/runs/, and their time."
     grids = grids or grid_config()['grids']
@@ -57,7 +67,8 @@ def block_grids(runs:dict, grids=None)->str:
     for g in grids:
         n, have = committed(g, runs, grids)
         rows.append(f"| `{g}` | {grids[g]['profile']} | {n} | {len(have)} | {_hours(have):.1f} h |")
-    return '\n'.join(rows)
+    every = [r for g in grids for r in committed(g, runs, grids)[1]]
+    return '\n'.join(rows) + '\n\n' + _attempts_note(every)
 
 # %% ../nbs/15_readme.ipynb #0872cde2
 def _student(r:dict)->str:
