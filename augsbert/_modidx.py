@@ -947,6 +947,7 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                                                                    'augsbert/training.py'),
                                    'augsbert.training.set_seed': ('training.html#set_seed', 'augsbert/training.py'),
                                    'augsbert.training.task_score': ('training.html#task_score', 'augsbert/training.py'),
+                                   'augsbert.training.terminal_progress': ('training.html#terminal_progress', 'augsbert/training.py'),
                                    'augsbert.training.train_bi_encoder': ('training.html#train_bi_encoder', 'augsbert/training.py'),
                                    'augsbert.training.train_cross_encoder': ('training.html#train_cross_encoder', 'augsbert/training.py'),
                                    'augsbert.training.training_arguments': ('training.html#training_arguments', 'augsbert/training.py'),

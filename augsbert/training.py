@@ -21,9 +21,10 @@ from .metrics import spearman, best_threshold
 # %% auto #0
 __all__ = ['PRECISIONS', 'AUTO_HINT', 'SCHEDULES', 'BI_LOSSES', 'HEADS', 'CE_LOSSES', 'set_seed', 'precision_scope',
            'TrainConfig', 'paper_cross_encoder_config', 'paper_bi_encoder_config', 'training_arguments',
-           'pairs_dataset', 'task_score', 'finite_scores', 'PauseAt', 'DevCurve', 'GuardFinite', 'TrainingRun',
-           'bi_encoder_scores', 'sentence_transformer_run', 'triples_dataset', 'bi_encoder_run', 'train_bi_encoder',
-           'make_cross_encoder', 'predict_pairs', 'cross_encoder_run', 'train_cross_encoder', 'add_time', 'write_card']
+           'terminal_progress', 'pairs_dataset', 'task_score', 'finite_scores', 'PauseAt', 'DevCurve', 'GuardFinite',
+           'TrainingRun', 'bi_encoder_scores', 'sentence_transformer_run', 'triples_dataset', 'bi_encoder_run',
+           'train_bi_encoder', 'make_cross_encoder', 'predict_pairs', 'cross_encoder_run', 'train_cross_encoder',
+           'add_time', 'write_card']
 
 # %% ../nbs/07_training.ipynb #920fa0c7
 def set_seed(seed:int # the seed for python's `random`, numpy and torch
@@ -113,6 +114,14 @@ def training_arguments(cfg:TrainConfig, # the run's hyper-parameters
                 weight_decay=cfg.weight_decay, max_grad_norm=cfg.max_grad_norm or 1e9, seed=cfg.seed,
                 save_strategy='no', eval_strategy='no', logging_strategy='no', report_to='none', disable_tqdm=not progress,
                 use_cpu=pick_device(cfg.device) == 'cpu', dataloader_num_workers=0)
+
+# %% ../nbs/07_training.ipynb #4c111d09
+def terminal_progress(trainer):
+    "`trainer` with transformers' text progress bar in place of the HTML one it picks inside a notebook kernel (papermill streams text)."
+    from transformers.utils.notebook import NotebookProgressCallback
+    from transformers.trainer_callback import ProgressCallback
+    if trainer.pop_callback(NotebookProgressCallback) is not None: trainer.add_callback(ProgressCallback)
+    return trainer
 
 # %% ../nbs/07_training.ipynb #824629cc
 def pairs_dataset(df:pd.DataFrame, # training pairs: sentence1, sentence2, score in [0, 1]
@@ -309,7 +318,7 @@ def sentence_transformer_run(model, # a `SentenceTransformer`
     args = training_arguments(cfg, tempfile.mkdtemp(prefix=f"augsbert-{what.replace(' ', '-')}-"), False, progress)
     if drop_last: args.dataloader_drop_last = True
     trainer = SentenceTransformerTrainer(model=model, args=args, train_dataset=dataset, loss=loss, callbacks=list(callbacks))
-    trainer.remove_callback(BaseModelCardCallback)
+    trainer.remove_callback(BaseModelCardCallback); terminal_progress(trainer)
     return TrainingRun(trainer, what, bi_encoder_scores, cfg, dev_df, task)
 
 # %% ../nbs/07_training.ipynb #db6dcb8c
@@ -440,7 +449,7 @@ def cross_encoder_run(model, # a `CrossEncoder`, or a model name or folder to bu
     lossfn = BinaryCrossEntropyLoss(model) if loss == 'bce' else MSELoss(model, activation_fn=torch.nn.Sigmoid())
     trainer = CrossEncoderTrainer(model=model, args=training_arguments(cfg, tempfile.mkdtemp(prefix='augsbert-ce-'), True, progress),
                                   train_dataset=data, loss=lossfn, callbacks=list(callbacks))
-    trainer.remove_callback(BaseModelCardCallback)
+    trainer.remove_callback(BaseModelCardCallback); terminal_progress(trainer)
     return TrainingRun(trainer, 'cross-encoder', lambda m, df: predict_pairs(m, df, both_orders), cfg, dev_df, task)
 
 # %% ../nbs/07_training.ipynb #eaa44d39

@@ -304,6 +304,7 @@ def pretrain(model, # a `masked_pair_model`
             ):
     "Masked LM + the pair objective with transformers' `Trainer` for `cfg.steps` steps, resuming from `work_dir`; returns the model."
     from transformers import Trainer, TrainingArguments, DataCollatorForLanguageModeling
+    from augsbert.training import terminal_progress
     from pathlib import Path
     work = Path(work_dir); work.mkdir(parents=True, exist_ok=True)
     args = TrainingArguments(output_dir=str(work), max_steps=cfg.steps, per_device_train_batch_size=cfg.batch_size, learning_rate=cfg.lr,
@@ -312,6 +313,7 @@ def pretrain(model, # a `masked_pair_model`
                              disable_tqdm=not progress, use_cpu=True, dataloader_num_workers=0, remove_unused_columns=False)
     trainer = Trainer(model=model, args=args, train_dataset=pair_dataset(pairs, tokenizer, cfg.max_length),
                       data_collator=DataCollatorForLanguageModeling(tokenizer, mlm_probability=cfg.mlm_probability), callbacks=list(callbacks))
+    terminal_progress(trainer)                           # a text bar, which `augsbert run` streams (not the kernel's HTML one)
     ck = sorted(work.glob('checkpoint-*'), key=lambda p: int(p.name.split('-')[1]))
     trainer.train(resume_from_checkpoint=str(ck[-1]) if ck else None)
     return trainer.model, trainer.state.global_step
