@@ -1,5 +1,6 @@
 """Integration: the `augcse` experiment (papermill, smoke profile, a tiny random BERT) on a user's sentences file, the
 `ablations` report rendered from its run, and the bad inputs, which fail before any data is loaded or model trained."""
+import re
 from pathlib import Path
 import pytest
 from conftest import needs_data
@@ -44,6 +45,25 @@ def test_the_report_renders_from_the_run(run):
     assert ('| – (α < 0; at chance)' in gate or '| – (α < 0; learned)' in gate) and 'not measured' not in gate   # measured; at α < 0 no gate is read
     assert 'α = -1, discriminator lr' in gate and ('never significantly above the largest class' in gate or 'from step' in gate)   # its curve, described
     assert "## The paper's claims, checked" in md
+
+@pytest.fixture(scope='module')
+def core(run, env, tiny, sentences):
+    "The core comparison at the smoke budget: the α = −1 run above, SimCSE and α = +1 (the gate's setting), the same seeds."
+    kw = dict(profile='smoke', progress=False, bi_encoder=tiny, corpus_file=sentences, augcse_batch=8, seeds=2)
+    return [run, run_experiment('augcse', augcse_variant='simcse', **kw), run_experiment('augcse', augcse_alpha=1.0, **kw)]
+
+def test_the_core_comparison_gets_a_verdict_per_claim(core):
+    # what augcse-core's three runs give the report: each claim a paired CI over the seeds and one of the three verdicts
+    md = (Path(render_report('ablations', progress=False, profile='smoke')).parent/'ablations.md').read_text()
+    claims = md.split("## The paper's claims, checked")[1].split('\n## ')[0]
+    for claim in ('AugCSE − SimCSE, STS test average', 'α = −1 − α = +1, STS-B dev'):
+        line = next(l for l in claims.splitlines() if claim in l)
+        assert re.search(r'[-+]?\d+\.\d\d \[[-+]\d+\.\d\d, [-+]\d+\.\d\d\] over 2 seeds', line), line
+        assert re.search(r'Verdict: \*\*(holds|does not hold|underpowered)\*\*', line), line
+    gate = [l for l in claims.splitlines() if "The discriminator's gate at α = +1" in l]   # a line only when it did not pass
+    if gate:                                        # measured, and a gate that failed leaves no verdict but *underpowered*
+        assert 'not measured' not in gate[0] and 'it did not learn' in gate[0], gate
+        assert claims.count('Verdict: **underpowered**') == 2, claims
 
 # (in this process, `conftest.execute_in_process`: the notebook's first cells, as a kernel would run them)
 BAD = [
