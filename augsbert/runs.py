@@ -19,8 +19,8 @@ __all__ = ['PROVENANCE_PACKAGES', 'CPU_ISA_FLAGS', 'USER_DATA_PARAMS', 'DAGGER',
            'package_versions', 'cpu_name', 'cpu_isa', 'machine_kind', 'environment_info', 'notebook_code',
            'notebook_imports', 'code_digest', 'save_figure', 'write_json', 'read_json', 'default_run_name',
            'uses_user_data', 'runs_home', 'Run', 'folder_sha256', 'model_record', 'student_record', 'cap_record',
-           'check_run_name', 'run_lock', 'run_experiment', 'load_runs', 'render_report', 'is_dirty', 'dirty_marker',
-           'dirty_section', 'reproduces', 'package_versions_of', 'environment_section']
+           'check_run_name', 'run_lock', 'coalesce_streams', 'run_experiment', 'load_runs', 'render_report', 'is_dirty',
+           'dirty_marker', 'dirty_section', 'reproduces', 'package_versions_of', 'environment_section']
 
 # %% ../nbs/04_runs.ipynb #5e861d0f
 def experiments_dir()->Path:
@@ -369,6 +369,25 @@ def _check_writable(folder:Path):
         raise AugsbertError(f"cannot write runs into {folder}: {e.strerror or e}. Make it writable, or write reports "
                             "elsewhere with AUGSBERT_REPORTS=/a/writable/folder.") from None
 
+# %% ../nbs/04_runs.ipynb #a9d82d27
+_REDRAWN = re.compile(r'[^\n]*\r(?=[^\n])')    # a line's text up to a carriage return that something overwrites
+
+def coalesce_streams(nb:dict # a notebook (nbformat's dict)
+                    )->dict:
+    "`nb` with each cell's consecutive stream outputs (stdout, stderr) merged and every progress bar's redraws dropped but the last."
+    text = lambda o: ''.join(o['text']) if isinstance(o['text'], list) else o['text']
+    for c in nb.get('cells', []):
+        if not c.get('outputs'): continue
+        outs = []
+        for o in c['outputs']:
+            if o.get('output_type') == 'stream' and outs and outs[-1].get('output_type') == 'stream' and outs[-1].get('name') == o.get('name'):
+                outs[-1]['text'] = text(outs[-1]) + text(o)
+            else: outs.append(dict(o))
+        for o in outs:
+            if o.get('output_type') == 'stream': o['text'] = _REDRAWN.sub('', text(o))
+        c['outputs'] = outs
+    return nb
+
 # %% ../nbs/04_runs.ipynb #03288c86
 def _failed_path(out:Path)->Path:
     "Where the executed notebook of a failed run is kept: in the cache, outside the committed tree."
@@ -385,13 +404,20 @@ def _papermill(nb:Path, tmp:Path, params:dict, progress:bool):
                         progress_bar=False, stderr_file=sys.stderr if progress else None,   # the notebook's own bars
                         extra_arguments=['--IPKernelApp.log_level=ERROR'])   # the kernel's TCP is on localhost only
 
+def _coalesce_file(path:Path):
+    "`coalesce_streams` on the notebook file at `path`, in place and atomically."
+    import nbformat
+    try: new = nbformat.from_dict(coalesce_streams(nbformat.read(str(path), as_version=4)))
+    except Exception: return                   # tidying is cosmetic: a notebook it cannot read stays as papermill wrote it
+    with atomic_write(path) as f: nbformat.write(new, f)
+
 def _execute(nb:Path, out:Path, params:dict, progress:bool, what:str)->Path:
     "Run notebook `nb` (`_papermill`) into `out`, atomically; on failure keep the notebook in the cache and raise a clear error."
     import papermill as pm
     tmp, failed = out.with_name(f'.{out.stem}.tmp.ipynb'), _failed_path(out)
-    try: _papermill(nb, tmp, params, progress)
+    try: _papermill(nb, tmp, params, progress); _coalesce_file(tmp)
     except pm.PapermillExecutionError as e:
-        os.replace(tmp, failed)
+        _coalesce_file(tmp); os.replace(tmp, failed)
         raise AugsbertError(f"{what} failed in cell {e.exec_count}: {e.ename}: {e.evalue}\n"
                             f"The executed notebook is at {failed}.") from None
     except BaseException:

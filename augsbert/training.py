@@ -20,7 +20,7 @@ from .metrics import spearman, best_threshold
 
 # %% auto #0
 __all__ = ['PRECISIONS', 'AUTO_HINT', 'SCHEDULES', 'BI_LOSSES', 'HEADS', 'CE_LOSSES', 'set_seed', 'precision_scope',
-           'TrainConfig', 'paper_cross_encoder_config', 'paper_bi_encoder_config', 'training_arguments',
+           'TrainConfig', 'paper_cross_encoder_config', 'paper_bi_encoder_config', 'training_arguments', 'TextProgress',
            'terminal_progress', 'pairs_dataset', 'task_score', 'finite_scores', 'PauseAt', 'DevCurve', 'GuardFinite',
            'TrainingRun', 'bi_encoder_scores', 'sentence_transformer_run', 'triples_dataset', 'bi_encoder_run',
            'train_bi_encoder', 'make_cross_encoder', 'predict_pairs', 'cross_encoder_run', 'train_cross_encoder',
@@ -116,11 +116,16 @@ def training_arguments(cfg:TrainConfig, # the run's hyper-parameters
                 use_cpu=pick_device(cfg.device) == 'cpu', dataloader_num_workers=0)
 
 # %% ../nbs/07_training.ipynb #4c111d09
+from transformers.trainer_callback import ProgressCallback
+
+class TextProgress(ProgressCallback):
+    "transformers' text progress bar, without the trainer's closing log it would print (our training logs nothing else)."
+    def on_log(self, args, state, control, logs=None, **kwargs): pass
+
 def terminal_progress(trainer):
-    "`trainer` with transformers' text progress bar in place of the HTML one it picks inside a notebook kernel (papermill streams text)."
+    "`trainer` with a `TextProgress` bar in place of the bar it chose: HTML inside a notebook kernel (papermill streams text only)."
     from transformers.utils.notebook import NotebookProgressCallback
-    from transformers.trainer_callback import ProgressCallback
-    if trainer.pop_callback(NotebookProgressCallback) is not None: trainer.add_callback(ProgressCallback)
+    if any([trainer.pop_callback(cb) is not None for cb in (NotebookProgressCallback, ProgressCallback)]): trainer.add_callback(TextProgress)
     return trainer
 
 # %% ../nbs/07_training.ipynb #824629cc
