@@ -200,12 +200,17 @@ class AttemptClock:
                  every:float=30. # seconds between heartbeats
                 ):
         from augsbert.runs import read_json
-        self.path, self.every, self._stop = cache_dir('clocks')/f"{hashlib.sha256(key.encode()).hexdigest()[:16]}.json", every, threading.Event()
-        try: self.attempts = read_json(self.path)['attempts'] if self.path.exists() else []
-        except (AugsbertError, KeyError): self.attempts = []          # a damaged clock only loses the earlier attempts' time
+        self.every, self._stop, self.attempts = every, threading.Event(), []
+        try: self.path = cache_dir('clocks')/f"{hashlib.sha256(key.encode()).hexdigest()[:16]}.json"
+        except OSError: self.path = None                             # a cache it cannot write: the run goes on, timed by its notebook
+        try: self.attempts = read_json(self.path)['attempts'] if self.path and self.path.exists() else []
+        except (AugsbertError, KeyError): pass                        # a damaged clock only loses the earlier attempts' time
     def _beat(self):
         from augsbert.runs import write_json
-        self.attempts[-1]['last'] = time.time(); write_json(self.path, dict(attempts=self.attempts))
+        self.attempts[-1]['last'] = time.time()
+        if self.path is None: return
+        try: write_json(self.path, dict(attempts=self.attempts))
+        except OSError: self.path = None                             # bookkeeping never stops a run
     def _loop(self):
         while not self._stop.wait(self.every): self._beat()
     def __enter__(self):
@@ -227,7 +232,7 @@ def stamp(self:AttemptClock, run_dir:Path # the finished run's folder
         each = [*self.earlier(), prov.get('wall_seconds') or 0]
         prov.update(wall_seconds=round(sum(each), 1), attempts_seconds=each)
         write_json(f, prov)
-    self.path.unlink(missing_ok=True)
+    if self.path: self.path.unlink(missing_ok=True)
     return prov
 
 # %% ../nbs/06_cli.ipynb #983ce9a6
