@@ -4,15 +4,14 @@
 
 # %% ../nbs/06_cli.ipynb #c5e32305
 from __future__ import annotations
-import argparse, ast, hashlib, io, json, logging, sys, textwrap, threading, time, tokenize
+import argparse, ast, io, json, logging, sys, textwrap, tokenize
 from pathlib import Path
-from fastcore.basics import patch
-from .config import AugsbertError, cache_dir, load_profiles, get_profile
+from .config import AugsbertError, load_profiles, get_profile
 
 # %% auto #0
 __all__ = ['experiment_parameters', 'experiments', 'registries', 'params_rows', 'params_table', 'catalogue', 'describe_data',
-           'cmd_data', 'cmd_profiles', 'cmd_experiments', 'AttemptClock', 'cmd_run', 'cmd_compare', 'run_models',
-           'cmd_export', 'cmd_report', 'cmd_readme', 'cmd_label', 'build_parser', 'main']
+           'cmd_data', 'cmd_profiles', 'cmd_experiments', 'cmd_run', 'cmd_compare', 'run_models', 'cmd_export',
+           'cmd_report', 'cmd_readme', 'cmd_label', 'build_parser', 'main']
 
 # %% ../nbs/06_cli.ipynb #8423d3f1
 def _table(rows:list[dict])->str:
@@ -193,48 +192,6 @@ def cmd_experiments(args)->None:
     if getattr(args, 'experiment', None): return print(params_table(args.experiment))
     print(_table([dict(experiment=n, parameters=len(experiment_parameters(p)), title=t) for n, (p, t) in experiments().items()]))
 
-# %% ../nbs/06_cli.ipynb #2a07b305
-class AttemptClock:
-    "Wall time of one run over its attempts, kept in `cache_dir('clocks')`; `with` it around an attempt, `stamp` the finished run."
-    def __init__(self, key:str, # what identifies the run (the same for every attempt of it)
-                 every:float=30. # seconds between heartbeats
-                ):
-        from augsbert.runs import read_json
-        self.every, self._stop, self.attempts = every, threading.Event(), []
-        try: self.path = cache_dir('clocks')/f"{hashlib.sha256(key.encode()).hexdigest()[:16]}.json"
-        except OSError: self.path = None                             # a cache it cannot write: the run goes on, timed by its notebook
-        try: self.attempts = read_json(self.path)['attempts'] if self.path and self.path.exists() else []
-        except (AugsbertError, KeyError): pass                        # a damaged clock only loses the earlier attempts' time
-    def _beat(self):
-        from augsbert.runs import write_json
-        self.attempts[-1]['last'] = time.time()
-        if self.path is None: return
-        try: write_json(self.path, dict(attempts=self.attempts))
-        except OSError: self.path = None                             # bookkeeping never stops a run
-    def _loop(self):
-        while not self._stop.wait(self.every): self._beat()
-    def __enter__(self):
-        self.attempts.append(dict(start=time.time(), last=time.time())); self._beat()
-        self._thread = threading.Thread(target=self._loop, daemon=True); self._thread.start(); return self
-    def __exit__(self, *exc): self._stop.set(); self._thread.join(); self._beat()
-    def earlier(self)->list[float]: return [round(a['last'] - a['start'], 1) for a in self.attempts[:-1]]
-
-# %% ../nbs/06_cli.ipynb #00a47abf
-@patch
-def stamp(self:AttemptClock, run_dir:Path # the finished run's folder
-         )->dict|None:
-    "Add the earlier attempts to the run's `provenance.json` (`wall_seconds` = all attempts, `attempts_seconds` each) and drop the clock."
-    from augsbert.runs import read_json, write_json
-    f = Path(run_dir)/'provenance.json'
-    if not f.exists(): return None                  # an experiment that writes no provenance
-    prov = read_json(f)
-    if 'attempts_seconds' not in prov:               # stamped once: the notebook wrote this attempt's time alone
-        each = [*self.earlier(), prov.get('wall_seconds') or 0]
-        prov.update(wall_seconds=round(sum(each), 1), attempts_seconds=each)
-        write_json(f, prov)
-    if self.path: self.path.unlink(missing_ok=True)
-    return prov
-
 # %% ../nbs/06_cli.ipynb #983ce9a6
 def cmd_run(args)->None:
     "`augsbert run EXPERIMENT`: one papermill run; `--list` the experiments, `--list-params` one's parameters (nothing runs)."
@@ -242,11 +199,7 @@ def cmd_run(args)->None:
     if not args.experiment: raise AugsbertError("augsbert run needs an EXPERIMENT; augsbert run --list shows them.")
     if args.list_params: return print(params_table(args.experiment))
     from augsbert.runs import run_experiment
-    params = _abs_paths(_kv(args.param))
-    key = json.dumps([str(args.experiment), args.profile, args.name, str(getattr(args, 'out', None)), params], sort_keys=True, default=str)
-    with AttemptClock(key) as clock:                 # the run's time over all its attempts (a killed one resumes)
-        out = run_experiment(args.experiment, profile=args.profile, run_name=args.name, out_dir=getattr(args, 'out', None), **params)
-    clock.stamp(out)
+    out = run_experiment(args.experiment, profile=args.profile, run_name=args.name, out_dir=getattr(args, 'out', None), **_abs_paths(_kv(args.param)))
     print(f"run written to {out}")
 
 def cmd_compare(args)->None:

@@ -51,13 +51,13 @@ def block_main_job(runs:dict, grids=None)->str:
 
 # %% ../nbs/15_readme.ipynb #7bd5bb54
 def _attempts_note(rs)->str:
-    "How many of runs `rs` were timed over all their attempts (`augsbert.cli.AttemptClock`), and what that means for the rest."
+    "How many of runs `rs` were timed over all their attempts (`augsbert.runs.AttemptClock`), and what that means for the rest."
     rs = list({str(r['dir']): r for r in rs}.values())
     timed = sum('attempts_seconds' in r['provenance'] for r in rs)
     resumed = sum(len(r['provenance'].get('attempts_seconds', [])) > 1 for r in rs)
     if timed == len(rs): return f"All {len(rs)} committed runs were timed over all their attempts ({resumed} of them resumed)."
     return (f"{timed} of the {len(rs)} committed runs were timed over all their attempts (`attempts_seconds`; {resumed} of them resumed); "
-            "the others ran before `augsbert run` kept that clock and count their last attempt only, which understates a run "
+            "the others ran before runs kept that clock (`augsbert.runs.AttemptClock`) and count their last attempt only, which understates a run "
             "that was interrupted and resumed from its cached stages.")
 
 def block_grids(runs:dict, grids=None)->str:

@@ -4,7 +4,7 @@
 
 # %% ../nbs/04_runs.ipynb #59b58aaf
 from __future__ import annotations
-import ast, hashlib, json, math, os, platform, re, shutil, subprocess, sys, time
+import ast, hashlib, json, math, os, platform, re, shutil, subprocess, sys, threading, time
 from contextlib import contextmanager
 from datetime import datetime, timezone
 from importlib import metadata
@@ -19,8 +19,9 @@ __all__ = ['PROVENANCE_PACKAGES', 'CPU_ISA_FLAGS', 'USER_DATA_PARAMS', 'DAGGER',
            'package_versions', 'cpu_name', 'cpu_isa', 'machine_kind', 'environment_info', 'notebook_code',
            'notebook_imports', 'code_digest', 'save_figure', 'write_json', 'read_json', 'default_run_name',
            'uses_user_data', 'runs_home', 'Run', 'folder_sha256', 'model_record', 'student_record', 'cap_record',
-           'check_run_name', 'run_lock', 'coalesce_streams', 'run_experiment', 'load_runs', 'render_report', 'is_dirty',
-           'dirty_marker', 'dirty_section', 'reproduces', 'package_versions_of', 'environment_section']
+           'check_run_name', 'run_lock', 'coalesce_streams', 'AttemptClock', 'run_experiment', 'load_runs',
+           'render_report', 'is_dirty', 'dirty_marker', 'dirty_section', 'reproduces', 'package_versions_of',
+           'environment_section']
 
 # %% ../nbs/04_runs.ipynb #5e861d0f
 def experiments_dir()->Path:
@@ -426,6 +427,45 @@ def _execute(nb:Path, out:Path, params:dict, progress:bool, what:str)->Path:
     failed.unlink(missing_ok=True); out.with_name(f'{out.stem}.failed.ipynb').unlink(missing_ok=True)   # older runs kept it here
     return out
 
+# %% ../nbs/04_runs.ipynb #2a07b305
+class AttemptClock:
+    "Wall time of one run over its attempts, kept in `cache_dir('clocks')`; `with` it around an attempt, `stamp` the finished run."
+    def __init__(self, key:str, # what identifies the run (the same for every attempt of it)
+                 every:float=30. # seconds between heartbeats
+                ):
+        self.every, self._stop, self.attempts = every, threading.Event(), []
+        try: self.path = cache_dir('clocks')/f"{hashlib.sha256(key.encode()).hexdigest()[:16]}.json"
+        except OSError: self.path = None                             # a cache it cannot write: the run goes on, timed by its notebook
+        try: self.attempts = read_json(self.path)['attempts'] if self.path and self.path.exists() else []
+        except (AugsbertError, KeyError): pass                        # a damaged clock only loses the earlier attempts' time
+    def _beat(self):
+        self.attempts[-1]['last'] = time.time()
+        if self.path is None: return
+        try: write_json(self.path, dict(attempts=self.attempts))
+        except OSError: self.path = None                             # bookkeeping never stops a run
+    def _loop(self):
+        while not self._stop.wait(self.every): self._beat()
+    def __enter__(self):
+        self.attempts.append(dict(start=time.time(), last=time.time())); self._beat()
+        self._thread = threading.Thread(target=self._loop, daemon=True); self._thread.start(); return self
+    def __exit__(self, *exc): self._stop.set(); self._thread.join(); self._beat()
+    def earlier(self)->list[float]: return [round(a['last'] - a['start'], 1) for a in self.attempts[:-1]]
+
+# %% ../nbs/04_runs.ipynb #00a47abf
+@patch
+def stamp(self:AttemptClock, run_dir:Path # the finished run's folder
+         )->dict|None:
+    "Add the earlier attempts to the run's `provenance.json` (`wall_seconds` = all attempts, `attempts_seconds` each) and drop the clock."
+    f = Path(run_dir)/'provenance.json'
+    if not f.exists(): return None                  # an experiment that writes no provenance
+    prov = read_json(f)
+    if 'attempts_seconds' not in prov:               # stamped once: the notebook wrote this attempt's time alone
+        each = [*self.earlier(), prov.get('wall_seconds') or 0]
+        prov.update(wall_seconds=round(sum(each), 1), attempts_seconds=each)
+        write_json(f, prov)
+    if self.path: self.path.unlink(missing_ok=True)
+    return prov
+
 # %% ../nbs/04_runs.ipynb #a25a9d7d
 def _import_methods(nb:Path):
     "Import the `augsbert.methods` modules notebook `nb` imports: each declares its settings family on import."
@@ -468,10 +508,12 @@ def run_experiment(experiment:str, # experiment name or notebook path
         new = not out.exists()
         out.mkdir(exist_ok=True)
         all_params = dict(profile=profile, **params, **({'run_dir': str(out)} if 'run_dir' in declared else {}))
-        try: _execute(nb, out/'executed.ipynb', all_params, progress, f"experiment {nb.stem!r}")
-        except BaseException:
-            if new: shutil.rmtree(out, ignore_errors=True)      # a run that never finished leaves no folder behind
-            raise
+        with AttemptClock(str(out.resolve())) as clock:      # the run's time over all its attempts (a killed one resumes)
+            try: _execute(nb, out/'executed.ipynb', all_params, progress, f"experiment {nb.stem!r}")
+            except BaseException:
+                if new: shutil.rmtree(out, ignore_errors=True)  # a run that never finished leaves no folder behind
+                raise
+        clock.stamp(out)
     return out
 
 # %% ../nbs/04_runs.ipynb #8a362b77

@@ -60,3 +60,23 @@ def test_dirty_allow_list_only_shrinks():
     assert len(listed) == len(set(listed)), 'duplicate lines in tests/dirty_runs_known.txt'
     stale = [d for d in listed if d not in runs or not dirty(d)]
     assert not stale, f"delete these lines from {KNOWN.name} (the run is gone, or was re-made from a committed tree): {stale}"
+
+
+def test_a_resumed_run_is_timed_over_its_attempts(tmp_path, monkeypatch):
+    "run_experiment: an attempt killed after 0.2 s, then one that finishes: provenance.json's wall_seconds counts both."
+    import time
+    import augsbert.runs as R
+    monkeypatch.setenv('AUGSBERT_REPORTS', str(tmp_path/'reports')); monkeypatch.setenv('AUGSBERT_CACHE', str(tmp_path/'cache'))
+    calls = []
+    def fake_execute(nb, out, params, progress, what):
+        calls.append(out)
+        if len(calls) == 1: time.sleep(0.2); raise KeyboardInterrupt          # the first attempt is killed
+        R.write_json(out.parent/'provenance.json', dict(wall_seconds=1.0))   # the notebook's own clock: this attempt only
+        out.write_text('{}')
+    monkeypatch.setattr(R, '_execute', fake_execute)
+    with pytest.raises(KeyboardInterrupt): R.run_experiment('datasets', profile='smoke', run_name='timed', progress=False)
+    out = R.run_experiment('datasets', profile='smoke', run_name='timed', progress=False)
+    prov = R.read_json(out/'provenance.json')
+    assert len(prov['attempts_seconds']) == 2 and prov['attempts_seconds'][1] == 1.0 and 0.2 <= prov['attempts_seconds'][0] < 5, prov
+    assert prov['wall_seconds'] == round(sum(prov['attempts_seconds']), 1)
+    assert not any((tmp_path/'cache'/'clocks').glob('*.json'))                 # the finished run's clock is gone
