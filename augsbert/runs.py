@@ -371,23 +371,12 @@ def _check_writable(folder:Path):
                             "elsewhere with AUGSBERT_REPORTS=/a/writable/folder.") from None
 
 # %% ../nbs/04_runs.ipynb #a9d82d27
-_REDRAWN = re.compile(r'[^\n]*\r(?=[^\n])')    # a line's text up to a carriage return that something overwrites
-
-def coalesce_streams(nb:dict # a notebook (nbformat's dict)
-                    )->dict:
-    "`nb` with each cell's consecutive stream outputs (stdout, stderr) merged and every progress bar's redraws dropped but the last."
-    text = lambda o: ''.join(o['text']) if isinstance(o['text'], list) else o['text']
-    for c in nb.get('cells', []):
-        if not c.get('outputs'): continue
-        outs = []
-        for o in c['outputs']:
-            if o.get('output_type') == 'stream' and outs and outs[-1].get('output_type') == 'stream' and outs[-1].get('name') == o.get('name'):
-                outs[-1]['text'] = text(outs[-1]) + text(o)
-            else: outs.append(dict(o))
-        for o in outs:
-            if o.get('output_type') == 'stream': o['text'] = _REDRAWN.sub('', text(o))
-        c['outputs'] = outs
-    return nb
+def coalesce_streams(nb # a notebook as `nbformat.read` returns it
+                    ):
+    "`nb` with each cell's consecutive stream outputs merged and every progress bar's redraws dropped but the last (nbconvert's `CoalesceStreamsPreprocessor`)."
+    import nbformat
+    from nbconvert.preprocessors import CoalesceStreamsPreprocessor
+    return CoalesceStreamsPreprocessor().preprocess(nbformat.from_dict(nb), {})[0]
 
 # %% ../nbs/04_runs.ipynb #03288c86
 def _failed_path(out:Path)->Path:
@@ -408,7 +397,7 @@ def _papermill(nb:Path, tmp:Path, params:dict, progress:bool):
 def _coalesce_file(path:Path):
     "`coalesce_streams` on the notebook file at `path`, in place and atomically."
     import nbformat
-    try: new = nbformat.from_dict(coalesce_streams(nbformat.read(str(path), as_version=4)))
+    try: new = coalesce_streams(nbformat.read(str(path), as_version=4))
     except Exception: return                   # tidying is cosmetic: a notebook it cannot read stays as papermill wrote it
     with atomic_write(path) as f: nbformat.write(new, f)
 
@@ -436,8 +425,9 @@ class AttemptClock:
         self.every, self._stop, self.attempts = every, threading.Event(), []
         try: self.path = cache_dir('clocks')/f"{hashlib.sha256(key.encode()).hexdigest()[:16]}.json"
         except OSError: self.path = None                             # a cache it cannot write: the run goes on, timed by its notebook
-        try: self.attempts = read_json(self.path)['attempts'] if self.path and self.path.exists() else []
-        except (AugsbertError, KeyError): pass                        # a damaged clock only loses the earlier attempts' time
+        try: self.attempts = [dict(start=float(a['start']), last=float(a['last'])) for a in read_json(self.path)['attempts']] \
+                             if self.path and self.path.exists() else []
+        except (AugsbertError, KeyError, TypeError, ValueError): pass   # a damaged clock only loses the earlier attempts' time
     def _beat(self):
         self.attempts[-1]['last'] = time.time()
         if self.path is None: return
