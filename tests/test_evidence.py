@@ -74,6 +74,41 @@ def test_a_rerun_that_reproduces_a_cell_is_counted_once(cell):
         assert any(f'`{cell.name}`' in l and '`smoke_reproduced`' in l for l in md.splitlines() if l.startswith('- '))
     finally: shutil.rmtree(again)
 
+def test_a_cell_made_in_shards_is_the_whole_cell(cell, tiny):
+    "-p shard makes some seeds (no statistics); -p from_shards merges the shards into the cell, seed for seed, trains nothing."
+    import json, shutil
+    a, b = _ev(tiny, shard=1, run_name='smoke_shard-1'), _ev(tiny, shard=0, run_name='smoke_shard-0')
+    ma = read_json(a/'metrics.json')
+    assert ma['shard'] == {'seed_ids': [1], 'of': 2} and ma['statistics'] is None and [r['seed'] for r in ma['per_seed']] == [43]
+    assert not (a/'differences.png').exists() and np.load(a/'predictions.npz')['sbert'].shape == (1, ma['sizes']['test'])
+    d = _ev(tiny, from_shards='smoke_shard-1,smoke_shard-0', run_name='smoke_merged')
+    m, whole, prov = read_json(d/'metrics.json'), read_json(cell/'metrics.json'), read_json(d/'provenance.json')
+    assert m['per_seed'] == whole['per_seed'] and m['statistics'] == whole['statistics']
+    canon = lambda g: dict(g, fails=sorted(g['fails']))                 # the bars come back from JSON in key order
+    assert canon(m['gate']) == canon(whole['gate'])
+    assert [r['name'] for r in m['from_shards']] == ['smoke_shard-1', 'smoke_shard-0'] and 'shard' not in m
+    assert [r['name'] for r in prov['shards']] == ['smoke_shard-1', 'smoke_shard-0'] and (d/'differences.png').exists()
+    z, zw = np.load(d/'predictions.npz'), np.load(cell/'predictions.npz')
+    assert all((z[k] == zw[k]).all() for k in zw.files)
+    # the report counts the merged cell, never a shard as a cell of its own
+    render_report('evidence', progress=False, profile='smoke')
+    md = (cell.parents[2]/'evidence.md').read_text()
+    assert '`smoke_merged`' in md and '`smoke_shard-0`' not in md.split('## The gate per cell')[1].split('##')[0]
+    # refused before anything trains: a missing seed, a shard of other settings, a shard made by other code, both at once
+    with pytest.raises(AugsbertError, match='exactly once'): _ev(tiny, from_shards='smoke_shard-1', run_name='smoke_bad')
+    with pytest.raises(AugsbertError, match='other settings \\(controls\\)'):
+        _ev(tiny, from_shards='smoke_shard-1,smoke_shard-0', controls='steps', run_name='smoke_bad')
+    with pytest.raises(AugsbertError, match='-p shard and -p from_shards'): _ev(tiny, shard=0, from_shards='smoke_shard-1', run_name='smoke_bad')
+    with pytest.raises(AugsbertError, match='between 0 and 1'): _ev(tiny, shard=2, run_name='smoke_bad')
+    prov_b = read_json(b/'provenance.json')
+    (b/'provenance.json').write_text(json.dumps(dict(prov_b, code=dict(prov_b['code'], digest='0' * 16))))
+    try:
+        with pytest.raises(AugsbertError, match="shard 'smoke_shard-0' was made by other code"):
+            _ev(tiny, from_shards='smoke_shard-1,smoke_shard-0', run_name='smoke_bad')
+    finally: (b/'provenance.json').write_text(json.dumps(prov_b))
+    assert not (cell.parent/'smoke_bad').exists()
+    for x in (a, b, d): shutil.rmtree(x)
+
 # (in this process, `conftest.execute_in_process`: the notebook's first cells, as a kernel would run them)
 BAD = [(dict(strategies='bm52'), '-p strategies'), (dict(seeds=1), 'at least 2 seeds'),
        (dict(controls='more'), '-p controls'), (dict(silver_labels='hard'), 'unknown silver label mode'),

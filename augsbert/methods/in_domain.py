@@ -32,12 +32,12 @@ from ..augmenters import synonym_augment
 
 # %% auto #0
 __all__ = ['SETTINGS_FAMILY', 'SILVER_POOLS', 'POOL_SETS', 'SILVER_LABELS', 'LABELS_FAMILY', 'METHODS', 'STAGE_CODE', 'CONTROLS',
-           'pool_key', 'silver_pool_text', 'calibrate_labels', 'Method', 'register_method', 'get_method',
+           'SHARD_KEYS', 'pool_key', 'silver_pool_text', 'calibrate_labels', 'Method', 'register_method', 'get_method',
            'method_protocol', 'labels_with_backend', 'get_silver', 'keep_model', 'distilled_start', 'seed_results',
            'Cell', 'run_bert', 'run_sbert', 'run_nlpaug', 'silver_summary', 'pool_sentences', 'check_silver',
            'run_augsbert', 'summarise', 'run_method', 'measure_throughput', 'sign_models', 'control_pairs',
-           'margin_triples', 'get_margin_triples', 'evidence_cell', 'paper_effect', 'teacher_verdict',
-           'evidence_statistics']
+           'margin_triples', 'get_margin_triples', 'evidence_cell', 'shard_seeds', 'merge_evidence', 'read_shards',
+           'paper_effect', 'teacher_verdict', 'evidence_statistics']
 
 # %% ../../nbs/10_methods.ipynb #2fab1f52
 SETTINGS_FAMILY = register_settings('nlpaug', dict(   # this method's keys: types here, defaults in settings.ini [method nlpaug]
@@ -542,12 +542,14 @@ def evidence_cell(splits:PairSplits, # the data set (train: the gold pairs, alre
                   strategies:tuple=('bm25',), # samplers compared (names in `SAMPLERS`)
                   controls:tuple=CONTROLS, # controls per strategy
                   progress:bool=True, timings:dict|None=None,
-                  unlabelled=() # the silver pool's extra sentences (`silver_pool_text`; used unless `silver_pool=gold`)
+                  unlabelled=(), # the silver pool's extra sentences (`silver_pool_text`; used unless `silver_pool=gold`)
+                  seed_ids=None # which of the cell's seeds to make (indices 0 … seeds − 1; None: all): a shard, see `merge_evidence`
                  )->dict:
     "Seed i = teacher i, silver sets i and students i; the gate; every variant's per-seed scores and test predictions."
     bad = [s for s in strategies if s not in SAMPLERS] + [c for c in controls if c not in CONTROLS]
     if bad: raise unknown_name('strategy or control', bad[0], (*SAMPLERS, *CONTROLS))
     if not strategies: raise AugsbertError("evidence_cell needs at least one strategy (e.g. strategies=('bm25',)).")
+    ids = list(range(proto.seeds)) if seed_ids is None else shard_seeds(seed_ids, proto.seeds)
     gold, cols = splits.train.reset_index(drop=True), ['sentence1', 'sentence2', 'score']
     pool = _unlabelled(gold, unlabelled) if proto.options.get('silver_pool', 'gold') != 'gold' else []
     margin = proto.student_loss == 'margin-mse'
@@ -556,7 +558,7 @@ def evidence_cell(splits:PairSplits, # the data set (train: the gold pairs, alre
     search, baselines = (found[0] if found else None), trivial_baselines(splits)
     preds, thr, seeds = {}, {}, []
     def keep(name, r): preds.setdefault(name, []).append(r['test_pred']); thr.setdefault(name, []).append(r.get('threshold'))
-    for i in tqdm(range(proto.seeds), desc=f'{splits.name}: seeds', disable=not progress):
+    for i in tqdm(ids, desc=f'{splits.name}: seeds', disable=not progress):
         p = _replace(base, seed=proto.seed + i, seeds=1, seed_optimisation=False)
         pc = _replace(p, student_loss='cosine') if margin else p      # SBERT and the controls train on pairs
         taught = get_teacher(gold, p, progress, timings); ts = teacher_scores(taught, splits); keep('teacher', ts)
@@ -575,7 +577,7 @@ def evidence_cell(splits:PairSplits, # the data set (train: the gold pairs, alre
             rec['variants'][v]['silver'] = silver_summary(silver)
         seeds.append(rec)
     mean = lambda xs: float(np.mean(xs))
-    return dict(dataset=splits.name, task=splits.task, gold_pairs=len(gold), seeds=proto.seeds, strategies=list(strategies),
+    return dict(dataset=splits.name, task=splits.task, gold_pairs=len(gold), seeds=proto.seeds, seed_ids=ids, strategies=list(strategies),
                 silver_pool=dict(pool=proto.options.get('silver_pool', 'gold'), sentences=len(pool)),
                 controls=list(controls), student_loss=proto.student_loss, teacher=dict(kind=proto.teacher or 'cross-encoder', model=base.teacher_base,
                 recipe=search and search['best'], search=search, **({'search_be': found[1]} if len(found) > 1 else {}),
@@ -584,6 +586,69 @@ def evidence_cell(splits:PairSplits, # the data set (train: the gold pairs, alre
                 baselines=baselines, gate=teacher_gate(mean([r['teacher']['dev'] for r in seeds]), mean([r['sbert']['dev'] for r in seeds]), baselines),
                 per_seed=seeds, predictions={k: np.asarray(v, dtype=np.float32) for k, v in preds.items()},
                 thresholds={k: v for k, v in thr.items() if splits.task == 'classification'})
+
+# %% ../../nbs/10_methods.ipynb #5fb0525d
+def shard_seeds(spec, # the seeds of a shard: 2, '3,4', [0, 1] (as `-p shard=3,4` passes them), or '' (all)
+                seeds:int # the cell's number of seeds
+               )->list[int]:
+    "The sorted seed indices (0 … seeds − 1) that `spec` names, each once; a clear error for anything else."
+    if spec in ('', None): return list(range(seeds))
+    items = spec if isinstance(spec, (list, tuple)) else str(spec).split(',')
+    try: ids = [int(str(x).strip()) for x in items if not isinstance(x, bool)] if not isinstance(spec, bool) else []
+    except ValueError: ids = []
+    if not ids or len(ids) != len(items) or len(set(ids)) != len(ids) or any(not 0 <= i < seeds for i in ids):
+        raise AugsbertError(f"seeds {spec!r}: name seeds of this cell once each, between 0 and {seeds - 1}, e.g. 0 or 3,4.")
+    return sorted(ids)
+
+# %% ../../nbs/10_methods.ipynb #588f557f
+_SAME_CELL = ('dataset', 'task', 'gold_pairs', 'seeds', 'strategies', 'silver_pool', 'controls', 'student_loss', 'baselines')
+
+def merge_evidence(parts:list # `evidence_cell` results of one cell (predictions included), each for its `seed_ids`
+                  )->dict:
+    "One cell from its shards: the same settings and teacher recipe, every seed exactly once; seeds in order, the gate over all."
+    if not parts: raise AugsbertError("merge_evidence needs the shards of a cell: none given.")
+    recipe = lambda e: {k: v for k, v in e['teacher'].items() if k not in ('search', 'search_be')}   # dev scores of a search vary by CPU
+    for e in parts[1:]:
+        diff = [k for k in _SAME_CELL if e.get(k) != parts[0].get(k)] + (['teacher recipe'] if recipe(e) != recipe(parts[0]) else [])
+        if diff: raise AugsbertError(f"these shards are not of one cell: they differ in {', '.join(diff)}. Make every shard with the same "
+                                     "settings (and the same teacher recipe: give it with teacher_search=False if a search chose another).")
+    n, have = parts[0]['seeds'], sorted(i for e in parts for i in e['seed_ids'])
+    if have != list(range(n)): raise AugsbertError(f"the shards hold seeds {have}; the cell needs each of 0 … {n - 1} exactly once.")
+    order = sorted((i, k, j) for k, e in enumerate(parts) for j, i in enumerate(e['seed_ids']))
+    pick = lambda f: [f(parts[k], j) for _, k, j in order]
+    seeds = pick(lambda e, j: e['per_seed'][j])
+    mean = lambda xs: float(np.mean(xs))
+    return dict(parts[0], seed_ids=list(range(n)), per_seed=seeds,
+                predictions={v: np.stack(pick(lambda e, j: np.asarray(e['predictions'][v])[j])) for v in parts[0]['predictions']},
+                thresholds={v: pick(lambda e, j: e['thresholds'][v][j]) for v in parts[0].get('thresholds') or {}},
+                gate=teacher_gate(mean([r['teacher']['dev'] for r in seeds]), mean([r['sbert']['dev'] for r in seeds]), parts[0]['baselines']))
+
+# %% ../../nbs/10_methods.ipynb #9b4b5e4c
+SHARD_KEYS = ('shard', 'from_shards')   # the settings in which a cell's shards, and the run merging them, may differ
+
+def read_shards(names:list, # the cell's shard runs: folder names in `folder`
+                folder, # the experiment's runs folder (where the merging run lives)
+                settings:dict, # the merging run's settings (`Run.settings`): each shard's params.json must hold the same
+                code:str # the merging run's code digest (`Run.code['digest']`): a shard made by other code is refused
+               )->list[dict]:
+    "Each shard's `evidence_cell` result (its predictions from predictions.npz) with a `run` record (name, commit, time)."
+    from augsbert.runs import read_json
+    norm = lambda s: {k: v for k, v in json.loads(json.dumps(s, default=str)).items() if k not in (*SHARD_KEYS, 'experiment')}
+    out = []
+    for n in names:
+        d = Path(folder)/n
+        if not (d/'predictions.npz').is_file(): raise AugsbertError(f"shard {n!r}: no finished run at {d}; make it first (-p shard=…).")
+        m, s, prov = (read_json(d/f) for f in ('metrics.json', 'params.json', 'provenance.json'))
+        if 'shard' not in m: raise AugsbertError(f"{n!r} is not a shard (made without -p shard): merge shard runs only.")
+        diff = sorted(k for k in set(norm(s)) | set(norm(settings)) if norm(s).get(k) != norm(settings).get(k))
+        if diff: raise AugsbertError(f"shard {n!r} was made with other settings ({', '.join(diff)}): re-make it with this run's.")
+        if (prov.get('code') or {}).get('digest') != code:
+            raise AugsbertError(f"shard {n!r} was made by other code (digest {(prov.get('code') or {}).get('digest')}, this run {code}): re-make it.")
+        with np.load(d/'predictions.npz') as z: preds = {k: z[k] for k in z.files if k != 'test_gold'}
+        env = prov.get('environment') or {}
+        out.append(dict(m, predictions=preds, run=dict(name=n, git_commit=env.get('git_commit'), cpu=env.get('cpu'),
+                                                       wall_seconds=prov.get('wall_seconds'), timings=prov.get('timings') or {})))
+    return out
 
 # %% ../../nbs/10_methods.ipynb #3969576e
 def paper_effect(variant:str, dataset:str)->float|None:
