@@ -60,6 +60,13 @@ def test_the_core_comparison_gets_a_verdict_per_claim(core):
         line = next(l for l in claims.splitlines() if claim in l)
         assert re.search(r'[-+]?\d+\.\d\d \[[-+]\d+\.\d\d, [-+]\d+\.\d\d\] over 2 seeds', line), line
         assert re.search(r'Verdict: \*\*(holds|does not hold|underpowered)\*\*', line), line
+    # the described difference reads with the claim's own interval (not a 2σ rule that can disagree with it)
+    ci = re.search(r'AugCSE − SimCSE, STS test average[^*]*\*\*: [-+]?\d+\.\d\d (\[[-+]\d+\.\d\d, [-+]\d+\.\d\d\])', claims).group(1)
+    described = md.split('## Differences, described')[1].split('\n## ')[0]
+    assert 'AugCSE − SimCSE on the STS test average' in described and f'95 % CI {ci}: ' in described, (ci, described)
+    assert 'seed spread' not in described
+    # one learning curve per run, named with its seeds: two runs at one α are never pooled into one line
+    assert re.search(r'\n- α = 1, discriminator lr [\d.e-]+ \(2 seeds\): held-out accuracy', md), md
     gate = [l for l in claims.splitlines() if "The discriminator's gate at α = +1" in l]   # a line only when it did not pass
     if gate:                                        # measured, and a gate that failed leaves no verdict but *underpowered*
         assert 'not measured' not in gate[0] and 'it did not learn' in gate[0], gate

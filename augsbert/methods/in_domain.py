@@ -632,11 +632,11 @@ def read_shards(names:list, # the cell's shard runs: folder names in `folder`
                 code:str # the merging run's code digest (`Run.code['digest']`): a shard made by other code is refused
                )->list[dict]:
     "Each shard's `evidence_cell` result (its predictions from predictions.npz) with a `run` record (name, commit, time)."
-    from augsbert.runs import read_json
+    from augsbert.runs import read_json, check_run_name
     norm = lambda s: {k: v for k, v in json.loads(json.dumps(s, default=str)).items() if k not in (*SHARD_KEYS, 'experiment')}
     out = []
     for n in names:
-        d = Path(folder)/n
+        d = Path(folder)/check_run_name(n)
         if not (d/'predictions.npz').is_file(): raise AugsbertError(f"shard {n!r}: no finished run at {d}; make it first (-p shard=…).")
         m, s, prov = (read_json(d/f) for f in ('metrics.json', 'params.json', 'provenance.json'))
         if 'shard' not in m: raise AugsbertError(f"{n!r} is not a shard (made without -p shard): merge shard runs only.")
