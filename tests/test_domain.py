@@ -1,6 +1,7 @@
 """Integration: the `domain_adaptation` experiment (papermill, smoke profile, a tiny random BERT): every row type, each
 target pair set and label mode, a Shah et al. target read from a fixture, and the bad inputs, which fail before any model
 is trained."""
+import re
 from pathlib import Path
 import numpy as np
 import pytest
@@ -114,3 +115,9 @@ def test_report_renders_table6_and_the_checks(env, cell):
     assert 'stsb → mrpc' in sec and 'AugSBERT − lower' in sec and '(no run yet' not in sec
     assert ('passes' in sec) or ('✗ fails' in sec)                                # the run's own gate, with its verdict
     assert 'At the evidence standard (per-seed teachers, paired 95 % CIs): stsb → mrpc' in md   # a generated finding citing CIs
+    # and the question over every such cell, answered from them: the gate count, then what AugSBERT did where it passed
+    q = re.search(r'Does a teacher that passes the gate make AugSBERT beat the lower bound\? Of (\d+) cells? at the evidence standard, '
+                  r'the teacher passes the gate in (\d+)', md)
+    cells = [l for l in md.splitlines() if l.startswith('- At the evidence standard (per-seed teachers, paired 95 % CIs): ')]
+    assert q and int(q.group(1)) == len(cells) >= 1, md                                         # every cell counted once
+    assert int(q.group(2)) == sum('): the teacher passes the gate' in l for l in cells), md       # and its gate as the cell says
