@@ -17,6 +17,7 @@ from .config import AugsbertError, DataError, OfflineError, unknown_name, PROFIL
 from .data import validate_pairs
 from .models import DEFAULT_MODEL, resolve_model, pick_device, load_bi_encoder
 from .metrics import spearman, best_threshold
+from .cache import cached_folder, artefact_dir
 
 # %% auto #0
 __all__ = ['PRECISIONS', 'AUTO_HINT', 'SCHEDULES', 'BI_LOSSES', 'HEADS', 'CE_LOSSES', 'set_seed', 'precision_scope',
@@ -24,7 +25,7 @@ __all__ = ['PRECISIONS', 'AUTO_HINT', 'SCHEDULES', 'BI_LOSSES', 'HEADS', 'CE_LOS
            'terminal_progress', 'pairs_dataset', 'task_score', 'finite_scores', 'PauseAt', 'DevCurve', 'GuardFinite',
            'TrainingRun', 'bi_encoder_scores', 'sentence_transformer_run', 'triples_dataset', 'bi_encoder_run',
            'train_bi_encoder', 'make_cross_encoder', 'predict_pairs', 'cross_encoder_run', 'train_cross_encoder',
-           'add_time', 'write_card']
+           'add_time', 'write_card', 'keep_model', 'claim_models']
 
 # %% ../nbs/07_training.ipynb #920fa0c7
 def set_seed(seed:int # the seed for python's `random`, numpy and torch
@@ -494,3 +495,30 @@ def write_card(folder:Path|str, # a saved model folder
     lines = [f'- **{k}**: `{json.dumps(v, default=str)}`' for k, v in sorted(card.items())]
     with atomic_write(readme) as f: f.write(text.rstrip('\n') + '\n\n## augsbert\n' + '\n'.join(lines) + '\n')
     return card
+
+# %% ../nbs/07_training.ipynb #5aa81064
+def keep_model(model, # a trained `SentenceTransformer` or `CrossEncoder`
+               stage:str, # the stage whose result it is (the folder goes under `<stage>-model`)
+               key:str, # that result's cache key
+               **card # what its card records (base model, data, parameters, scores)
+              )->dict:
+    "Save `model` into the cache as a standard sentence-transformers folder with a card (once per key); its `path` and `key`."
+    def build(folder):
+        model.save(str(folder)); write_card(folder, **card)
+    cached_folder(f'{stage}-model', key, build, lambda folder: None)
+    return dict(path=str(artefact_dir(f'{stage}-model', key)), key=key)
+
+# %% ../nbs/07_training.ipynb #e2b9c087
+def claim_models(models:list[dict], # a run's trained models: {role, path, key} (`keep_model`'s path and key)
+                 run:str, # the run's name, 'EXPERIMENT/NAME'
+                 **info # more to record (e.g. what taught a student), also only where the card lacks it
+                )->list[dict]:
+    "Write `run` (and `info`) into each model's card where it has none: a model an earlier run made keeps that run's name. Returns `models`."
+    import json
+    for m in models:
+        card = Path(m['path'])/'augsbert.json'
+        if not card.exists(): continue
+        have = json.loads(card.read_text(encoding='utf-8'))
+        add = {k: v for k, v in dict(run=run, **info).items() if k not in have}
+        if add: write_card(m['path'], **add)
+    return models

@@ -37,6 +37,18 @@ def test_a_smoke_run(run):
     assert (run/'discriminator.png').exists()
     assert {'training', 'evaluation'} <= set(prov['timings']) and 'corpus_file' in prov['data'] and (run/'seeds.png').exists()
 
+def test_each_seed_leaves_a_loadable_encoder(run, tmp_path):
+    "Each seed's trained encoder: a sentence-transformers folder listed in provenance, with its card, exported by `augsbert export`."
+    from sentence_transformers import SentenceTransformer
+    from augsbert.cli import main
+    saved = read_json(run/'provenance.json')['saved_models']
+    assert [s['role'] for s in saved] == ['encoder (seed 42)', 'encoder (seed 43)']
+    assert main(['export', f'augcse/{run.name}', str(tmp_path/'models')]) == 0
+    enc = tmp_path/'models'/'encoder-seed-43'
+    assert SentenceTransformer(str(enc)).encode(['a cat']).shape[0] == 1
+    card = read_json(enc/'augsbert.json')
+    assert card['run'] == f'augcse/{run.name}' and card['seed'] == 43 and card['kind'] == 'augcse encoder'
+
 def test_the_report_renders_from_the_run(run):
     md = (Path(render_report('ablations', progress=False, profile='smoke')).parent/'ablations.md').read_text()
     assert '1 runs in `reports/runs/augcse/`' in md and 'AugCSE (α = −1) (ours, 2 seeds)' in md and 'AugCSE-BERT (paper' in md

@@ -39,6 +39,21 @@ def test_every_row_on_a_duplicate_target(cell):
     with np.load(out/'predictions.npz') as z:                                     # the statistics are recomputable from the run
         assert set(z.files) == {'test_gold', *ROWS} and z['augsbert'].shape == (len(m['rows']['augsbert']['per_seed']), len(z['test_gold']))
 
+def test_every_trained_model_is_left_loadable(cell, tmp_path):
+    "Each row's student and each seed's teacher: a sentence-transformers folder listed in provenance, exported by `augsbert export`."
+    from sentence_transformers import CrossEncoder, SentenceTransformer
+    from augsbert.cli import main
+    m, saved = read_json(cell/'metrics.json'), read_json(cell/'provenance.json')['saved_models']
+    seeds = [r['seed'] for r in m['rows']['lower']['per_seed']]
+    rows = [r for r in m['rows'] if r != 'zero-shot']
+    assert len(saved) == len(rows) * len(seeds) and saved[0]['role'] == f'teacher (seed {seeds[0]})'
+    assert {s['role'] for s in saved} >= {f'augsbert student (seed {s})' for s in seeds}
+    assert main(['export', f'domain_adaptation/{cell.name}', str(tmp_path/'models')]) == 0
+    student = tmp_path/'models'/f'augsbert-student-seed-{seeds[0]}'
+    assert SentenceTransformer(str(student)).encode(['a cat']).shape[0] == 1
+    assert read_json(student/'augsbert.json')['run'] == f'domain_adaptation/{cell.name}'
+    assert CrossEncoder(str(tmp_path/'models'/f'teacher-seed-{seeds[0]}')).predict([('a cat', 'a dog')]).shape == (1,)
+
 def test_a_regression_target_is_scored_by_spearman(env, tiny):
     m = read_json(_run(tiny, source='mrpc', target='stsb', rows='augsbert,lower')/'metrics.json')
     assert m['metric'] == 'spearman' and set(m['rows']) == {'lower', 'augsbert'}

@@ -397,9 +397,9 @@ def augcse_seed(pairs:pd.DataFrame, # `augment_corpus`'s pairs (the held-out one
                 progress:bool=True,
                 timings:dict|None=None # gets 'training' and 'evaluation' seconds when computed (not when cached)
                )->dict:
-    "One seed trained (`augcse_run`) and scored (`evaluate_embedder`), with the discriminator's held-out learning curve and gate; cached."
+    "One seed trained (`augcse_run`) and scored (`evaluate_embedder`), with the discriminator's held-out learning curve and gate, the encoder kept (`model`: path, key); cached."
     from augsbert.cache import frame_key
-    from augsbert.training import set_seed
+    from augsbert.training import set_seed, keep_model
     key = stage_key('augcse-seed', code=('augsbert.methods.augcse', 'augsbert.training'), pairs=frame_key(pairs), n_labels=n_labels,
                     train={k: cfg[k] for k in TRAIN_KEYS}, train_seed=seed, **_eval_key(cfg))
     def compute():
@@ -423,8 +423,10 @@ def augcse_seed(pairs:pd.DataFrame, # `augment_corpus`'s pairs (the held-out one
         if timings is not None:
             timings['training'] = round(timings.get('training', 0) + t1 - t0, 1)
             timings['evaluation'] = round(timings.get('evaluation', 0) + time.time() - t1, 1)
+        kept = keep_model(run.model, 'augcse', key, kind=f"{cfg['augcse_variant']} encoder", base_model=cfg['bi_encoder'], student=cfg['student'],
+                          seed=seed, parameters={k: cfg[k] for k in TRAIN_KEYS}, scores={k: scores[k] for k in ('stsb-dev', 'sts-avg')})
         return dict(seed=seed, **scores, disc_accuracy=run.loss.disc_accuracy, steps=run.steps_done,
-                    disc_heldout=curve[-1] if curve else None, disc_curve=curve)
+                    disc_heldout=curve[-1] if curve else None, disc_curve=curve, model=kept)
     return cached_json('augcse-seed', key, compute)
 
 # %% ../../nbs/12_augcse.ipynb #bae208f7

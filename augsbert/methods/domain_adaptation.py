@@ -15,7 +15,7 @@ from ..metrics import auc_at_fpr, classification_f1, spearman, best_threshold, j
 from ..sampling import SAMPLERS, sample_pairs, exclude_gold, unique_sentences
 from ..silver import label_pairs, LABEL_CHUNK
 from ..students import make_student, student_title
-from ..training import bi_encoder_run, bi_encoder_scores, precision_scope, add_time
+from ..training import bi_encoder_run, bi_encoder_scores, precision_scope, add_time, keep_model, claim_models
 from ..protocol import Protocol
 from ..teachers import get_cross_encoder, ce_predict, ce_labeller, get_bi_encoder_model, teacher_gate
 from ..statistics import task_metric, compare, score_ci
@@ -24,7 +24,7 @@ from ..statistics import task_metric, compare, score_ci
 __all__ = ['SETTINGS_FAMILY', 'TARGET_PAIRS', 'LABEL_MODES', 'MINERS', 'ROWS', 'DA_CODE', 'DA_FAMILIES', 'DomainConfig',
            'domain_config', 'da_metric', 'da_scores', 'check_domains', 'check_target', 'score_mapping',
            'read_target_file', 'cap_pairs', 'target_pair_set', 'bi_encoder_seed', 'zero_shot', 'teacher_seed',
-           'silver_target', 'shuffled_labels', 'da_statistics', 'run_domain']
+           'silver_target', 'shuffled_labels', 'da_statistics', 'run_domain', 'da_models']
 
 # %% ../../nbs/11_domain.ipynb #c9826e47
 SETTINGS_FAMILY = register_settings('domain', dict(   # this method's keys: types here, defaults in settings.ini [method domain]
@@ -193,7 +193,7 @@ DA_CODE = ('augsbert.training', 'augsbert.models', 'augsbert.metrics', 'augsbert
 def bi_encoder_seed(train:pd.DataFrame, # training pairs (sentence1, sentence2, score)
                     target:PairSplits, proto:Protocol, seed:int, what:str, # the row, for the cache key and timings
                     progress:bool=True, timings:dict|None=None)->dict:
-    "The student trained on `train` with `seed`, scored on the target's dev and test (`da_scores`); cached."
+    "The student trained on `train` with `seed`, scored on the target's dev and test (`da_scores`), its model kept (`model`: path, key); cached."
     key = stage_key('da-bi-encoder', code=DA_CODE + (bi_encoder_seed, da_scores), data=frame_key(train), dev=frame_key(target.dev),
                     test=frame_key(target.test), task=target.task, model=proto.student_base, student=proto.student,
                     student_options=proto.student_options, cfg={k: v for k, v in proto.student_cfg().as_dict().items() if k != 'device'},
@@ -203,6 +203,9 @@ def bi_encoder_seed(train:pd.DataFrame, # training pairs (sentence1, sentence2, 
         run = bi_encoder_run(make_student(proto.student, proto.student_base, proto.student_options, proto.be.device), train,
                              proto.student_cfg().with_seed(seed), progress=progress).train_to(1.0)
         r = dict(seed=seed, **da_scores(target.task, run.predict(target.dev), target.dev['score'], run.predict(target.test), target.test['score']))
+        r['model'] = keep_model(run.model, 'da-bi-encoder', key, kind='bi-encoder', row=what, base_model=proto.student_base, student=proto.student,
+                                student_options=proto.student_options, seed=seed, parameters=proto.student_cfg().as_dict(),
+                                data=dict(train=frame_key(train), target=target.name, task=target.task), scores=dict(dev=r['dev'], test=r['test']))
         add_time(timings, f'{what} training', t0)
         return r
     return cached_json('da-bi-encoder', key, compute)
@@ -228,10 +231,11 @@ def teacher_seed(source_train:pd.DataFrame, target:PairSplits, proto:Protocol, s
                     test=frame_key(target.test), task=target.task, model=proto.cross_encoder,
                     ce={k: v for k, v in proto.ce.as_dict().items() if k != 'device'}, head=proto.ce_head, hidden=proto.ce_hidden, seed=seed)
     def compute():
-        model, _ = get_cross_encoder(source_train, proto, seed, progress, timings)
+        model, mkey = get_cross_encoder(source_train, proto, seed, progress, timings)
         t1 = time.time()
         r = dict(seed=seed, **da_scores(target.task, ce_predict(model, target.dev, proto), target.dev['score'],
-                                        ce_predict(model, target.test, proto), target.test['score']))
+                                        ce_predict(model, target.test, proto), target.test['score']),
+                 model=dict(path=str(artefact_dir('cross-encoder', mkey)), key=mkey))
         add_time(timings, 'teacher scoring', t1)
         return r
     return cached_json('da-teacher', key, compute)
@@ -348,3 +352,12 @@ def run_domain(source:PairSplits, # the labelled source (train capped by the cal
     out['statistics'] = da_statistics(out, target, expected)
     out['predictions'] = {k: [r.pop('test_pred') for r in v['per_seed']] for k, v in out['rows'].items() if v.get('per_seed')}
     return out, timings
+
+# %% ../../nbs/11_domain.ipynb #d254bd07
+def da_models(metrics:dict, # what `run_domain` returned
+              run:str # the run's name, e.g. 'domain_adaptation/cpu_…'
+             )->list[dict]:
+    "The cell's trained models ({role, path, key}) by row and seed; each card without a `run` gets this run's name."
+    found = [dict(role=f"{'teacher' if row == 'teacher' else row + ' student'} (seed {r['seed']})", **r['model'])
+             for row, v in metrics['rows'].items() for r in v.get('per_seed', []) if isinstance(r.get('model'), dict)]
+    return claim_models(found, run)

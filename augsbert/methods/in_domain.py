@@ -15,7 +15,7 @@ from ..config import AugsbertError, DataError, unknown_name, register_settings
 from ..cache import frame_key, stage_key, artefact_dir, cached_json, cached_folder
 from ..data import PairSplits, load_dataset, norm_text
 from ..metrics import best_threshold, trivial_baselines
-from ..training import TrainConfig, precision_scope, DevCurve, bi_encoder_run, cross_encoder_run, make_cross_encoder, add_time, write_card
+from ..training import TrainConfig, precision_scope, DevCurve, bi_encoder_run, cross_encoder_run, make_cross_encoder, add_time, write_card, keep_model, claim_models
 from ..seed_optimisation import seed_optimise
 from ..sampling import SAMPLERS, check_silver_memory, unique_sentences
 from ..silver import label_pairs, LABEL_CHUNK
@@ -33,11 +33,11 @@ from ..augmenters import synonym_augment
 # %% auto #0
 __all__ = ['SETTINGS_FAMILY', 'SILVER_POOLS', 'POOL_SETS', 'SILVER_LABELS', 'LABELS_FAMILY', 'METHODS', 'STAGE_CODE', 'CONTROLS',
            'SHARD_KEYS', 'pool_key', 'silver_pool_text', 'calibrate_labels', 'Method', 'register_method', 'get_method',
-           'method_protocol', 'labels_with_backend', 'get_silver', 'keep_model', 'distilled_start', 'seed_results',
-           'Cell', 'run_bert', 'run_sbert', 'run_nlpaug', 'silver_summary', 'pool_sentences', 'check_silver',
-           'run_augsbert', 'summarise', 'run_method', 'measure_throughput', 'sign_models', 'control_pairs',
-           'margin_triples', 'get_margin_triples', 'evidence_cell', 'shard_seeds', 'merge_evidence', 'read_shards',
-           'paper_effect', 'teacher_verdict', 'evidence_statistics']
+           'method_protocol', 'labels_with_backend', 'get_silver', 'distilled_start', 'seed_results', 'Cell',
+           'run_bert', 'run_sbert', 'run_nlpaug', 'silver_summary', 'pool_sentences', 'check_silver', 'run_augsbert',
+           'summarise', 'run_method', 'measure_throughput', 'sign_models', 'control_pairs', 'margin_triples',
+           'get_margin_triples', 'evidence_cell', 'shard_seeds', 'merge_evidence', 'read_shards', 'paper_effect',
+           'teacher_verdict', 'evidence_statistics']
 
 # %% ../../nbs/10_methods.ipynb #2fab1f52
 SETTINGS_FAMILY = register_settings('nlpaug', dict(   # this method's keys: types here, defaults in settings.ini [method nlpaug]
@@ -198,18 +198,6 @@ def get_silver(sampler:str, # a name in `SAMPLERS`
         if s.keep is not None: labelled = s.keep(labelled, train['score'], splits.task, proto.seed).reset_index(drop=True)
         return labelled.to_dict(orient='list')
     return pd.DataFrame(cached_json('silver', key, compute), columns=['sentence1', 'sentence2', 'score'])
-
-# %% ../../nbs/10_methods.ipynb #75f57450
-def keep_model(model, # a trained `SentenceTransformer` or `CrossEncoder`
-               stage:str, # the stage whose result it is
-               key:str, # that result's cache key
-               **card # what its card records (base model, data, parameters, scores)
-              )->dict:
-    "Save `model` into the cache as a standard sentence-transformers folder with a card; its `path` and `key`."
-    def build(folder):
-        model.save(str(folder)); write_card(folder, **card)
-    cached_folder(f'{stage}-model', key, build, lambda folder: None)
-    return dict(path=str(artefact_dir(f'{stage}-model', key)), key=key)
 
 # %% ../../nbs/10_methods.ipynb #3e452e9a
 def distilled_start(splits:PairSplits, # the data set (train: the gold pairs)
@@ -476,12 +464,7 @@ def sign_models(metrics:dict, # what `run_method` returned
         else: found += [dict(role=f"teacher ({t['kind']}: {k})", path=p, key=q) for k, p, q in zip(TEACHER_PARTS[t['kind']], t['path'], t['key'])]
     taught = {k: metrics[k] for k in ('gold_pairs', 'silver') if k in metrics}
     if isinstance(metrics.get('teacher_model'), dict): taught['teacher'] = {k: metrics['teacher_model'][k] for k in ('kind', 'model', 'key')}
-    for m in found:
-        card = Path(m['path'])/'augsbert.json'
-        if not card.exists(): continue
-        have = json.loads(card.read_text(encoding='utf-8'))
-        add = {k: v for k, v in ({'run': run, **(taught if m['role'].startswith('student') else {})}).items() if k not in have}
-        if add: write_card(m['path'], **add)
+    for m in found: claim_models([m], run, **(taught if m['role'].startswith('student') else {}))
     return found
 
 # %% ../../nbs/10_methods.ipynb #5b323b59
