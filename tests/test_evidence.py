@@ -26,6 +26,7 @@ def test_seed_i_remakes_teacher_i(cell):
     assert m['teacher']['search']['candidates'] and m['teacher']['recipe']['epochs'] == 1
     prov = read_json(cell/'provenance.json')
     assert [s['role'] for s in prov['saved_models'][:2]] == ['teacher (seed 42)', 'teacher (seed 43)']
+    assert {'sbert (seed 42)', 'augsbert-bm25 (seed 43)', 'augsbert-bm25:shuffled (seed 43)'} <= {s['role'] for s in prov['saved_models']}
     v = m['per_seed'][0]['variants']                                  # the controls train on as many pairs as AugSBERT
     assert v['augsbert-bm25']['pairs'] == v['augsbert-bm25:steps']['pairs'] == v['augsbert-bm25:shuffled']['pairs'] > 32
     assert (cell/'differences.png').exists()
