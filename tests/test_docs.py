@@ -38,3 +38,12 @@ def test_docs_build(tmp_path):
         n = sum(''.join(c['source']).startswith('#| solution') for c in json.loads(nb.read_text(encoding='utf-8'))['cells'])
         page = (out/nb.relative_to(ROOT).with_suffix('.html')).read_text(encoding='utf-8')
         assert page.count('<details class="admonition hide above-input">') == n, nb.name
+
+def test_rendered_reports_carry_no_deprecation_warnings():
+    "A committed report (reports/*.ipynb, a docs page) shows no Future/Deprecation warning: each is a call that a newer pandas or numpy will refuse."
+    found = {}
+    for p in sorted((ROOT/'reports').glob('*.ipynb')):
+        text = ''.join(''.join(o.get('text', '')) for c in json.loads(p.read_text(encoding='utf-8'))['cells']
+                       for o in c.get('outputs', []) if o.get('name') == 'stderr')
+        if hits := sorted(set(re.findall(r'\b\w*(?:Future|Deprecation|Pandas\d)Warning\b', text))): found[p.name] = hits
+    assert not found, f'warnings in rendered reports (fix the report notebook in nbs/reports/ and re-render): {found}'
