@@ -53,7 +53,7 @@ def test_evidence_report_renders(cell):
     ce = [l for l in claims.splitlines() if l.startswith('- ')]       # the tiny teacher is a cross-encoder: one CE > BE line
     assert len(ce) == 1 and f'(`{cell.name}`)' in ce[0] and ce[0].endswith('**')   # naming its run, ending in its verdict
     assert '| CE > BE at small n (teacher − student alone, test) |       1 | 1 ' in claims   # the tally counts it
-    # the gate failures that helped anyway (above SBERT and both controls) are counted, shown, and never counted as verdicts
+    # the gate failures that helped anyway (above SBERT and both controls) are named in one generated sentence, apart from the verdicts
     m = read_json(cell/'metrics.json'); v = m['statistics']['verdicts']
     failed = 0 if m['gate']['passes'] else len(v)
     anyway = 0 if m['gate']['passes'] else sum(x['vs_sbert'] == 'helps' and set(x['controls'].values()) == {'helps'} for x in v.values())
