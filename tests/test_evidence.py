@@ -80,6 +80,30 @@ def test_a_rerun_that_reproduces_a_cell_is_counted_once(cell):
         assert any(f'`{cell.name}`' in l and '`smoke_reproduced`' in l for l in md.splitlines() if l.startswith('- '))
     finally: shutil.rmtree(again)
 
+def test_a_gate_failure_above_sbert_and_both_controls_is_named_not_counted(cell):
+    "A cell whose teacher failed the gate but whose strategy beat SBERT and both controls is named in the gate-failures sentence, never as a verdict."
+    import json, shutil
+    odd = cell.parent/'smoke_gate_failed'
+    shutil.copytree(cell, odd)
+    try:
+        m = read_json(odd/'metrics.json'); st = m['statistics']
+        per_seed = [dict(s, sbert=dict(s['sbert'], test=s['sbert']['test'] + 1.0)) for s in m['per_seed']]   # other numbers: not a reproduction
+        verdicts = {v: dict(x, vs_sbert='helps', controls={c: 'helps' for c in x['controls']}, from_teacher=True,
+                            conclusion='gate failed: no conclusion') for v, x in st['verdicts'].items()}
+        gate = dict(m['gate'], passes=False, fails=['student'])
+        (odd/'metrics.json').write_text(json.dumps(dict(m, per_seed=per_seed, gate=gate, statistics=dict(st, verdicts=verdicts))))
+        render_report('evidence', progress=False, profile='smoke')
+        md = (cell.parents[2]/'evidence.md').read_text()
+        w = read_json(cell/'metrics.json')
+        failed = len(verdicts) + (0 if w['gate']['passes'] else len(w['statistics']['verdicts']))
+        anyway = len(verdicts) + (0 if w['gate']['passes'] else sum(x['from_teacher'] is True for x in w['statistics']['verdicts'].values()))
+        sentence = md.split('**Gate failures (generated).** ')[1].split('\n')[0]
+        assert sentence.startswith(f'{anyway} of the {failed} strategy comparisons whose teacher failed the gate')
+        assert '(`smoke_gate_failed`)' in sentence and 'Shown, not counted' in sentence
+        claims = md.split("## The paper's claims")[1].split('## The cells')[0]
+        assert not any('`smoke_gate_failed`' in l and 'helps, from the teacher' in l for l in claims.splitlines())
+    finally: shutil.rmtree(odd)
+
 def test_a_cell_made_in_shards_is_the_whole_cell(cell, tiny):
     "-p shard makes some seeds (no statistics); -p from_shards merges the shards into the cell, seed for seed, trains nothing."
     import json, shutil
