@@ -206,6 +206,7 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                'augsbert.grid.code_parts': ('grid.html#code_parts', 'augsbert/grid.py'),
                                'augsbert.grid.code_stamp': ('grid.html#code_stamp', 'augsbert/grid.py'),
                                'augsbert.grid.code_status': ('grid.html#code_status', 'augsbert/grid.py'),
+                               'augsbert.grid.entry_runs': ('grid.html#entry_runs', 'augsbert/grid.py'),
                                'augsbert.grid.expand_entry': ('grid.html#expand_entry', 'augsbert/grid.py'),
                                'augsbert.grid.grid_config': ('grid.html#grid_config', 'augsbert/grid.py'),
                                'augsbert.grid.grid_runs': ('grid.html#grid_runs', 'augsbert/grid.py'),

@@ -13,8 +13,9 @@ from .runs import default_run_name, code_digest, read_json
 
 # %% auto #0
 __all__ = ['RUN_FILES', 'grid_config', 'merged_grid', 'cli_value', 'parsed', 'notebook_params', 'check_config_params',
-           'expand_entry', 'build_runs', 'grid_runs', 'code_parts', 'stamp_text', 'read_stamp', 'changed_parts',
-           'code_stamp', 'recorded_code', 'code_status', 'plan_code', 'code_message', 'adoption_message']
+           'expand_entry', 'entry_runs', 'build_runs', 'grid_runs', 'code_parts', 'stamp_text', 'read_stamp',
+           'changed_parts', 'code_stamp', 'recorded_code', 'code_status', 'plan_code', 'code_message',
+           'adoption_message']
 
 # %% ../nbs/04a_grid.ipynb #5855f991
 def grid_config(root:Path|None=None # the compendium's folder (default: `project_root()`)
@@ -94,7 +95,21 @@ def expand_entry(entry:dict # a run entry of workflow/config.yaml
         yield {**(entry.get('params') or {}), **dict(zip(axes, combo))}
 
 # %% ../nbs/04a_grid.ipynb #0ff3c3b1
-_ENTRY_KEYS = {'what', 'params', 'grid', 'name', 'after', 'threads', 'resources'}
+_ENTRY_KEYS = {'what', 'params', 'grid', 'name', 'after', 'threads', 'resources', 'shards'}
+
+def entry_runs(entry:dict, # a run entry of workflow/config.yaml
+               params:dict, # one parameter set of it (`expand_entry`)
+               profile:str # the run profile
+              )->list:
+    "(name, params, after) of the run(s) `params` makes: one, or with `shards: n` n shards and the run merging them."
+    fmt = dict(params, profile=profile)
+    name = entry['name'].format(**fmt) if entry.get('name') else default_run_name(profile, {k: parsed(cli_value(v)) for k, v in params.items()})
+    after, n = [a.format(**fmt) for a in entry.get('after') or []], entry.get('shards')
+    if n is None: return [(name, params, after)]
+    if isinstance(n, bool) or not isinstance(n, int) or n < 2: raise AugsbertError(f"workflow/config.yaml: shards of {name!r} is {n!r}; give a whole number of at least 2")
+    if {'shard', 'from_shards'} & set(params): raise AugsbertError(f"workflow/config.yaml: {name!r} has shards: {n}, so it sets shard and from_shards itself; remove them from its params and grid")
+    shards = [f"{name}_shard-{i}" for i in range(n)]   # shard 0 first (it may make what the others reuse), the merge last
+    return [(s, {**params, 'shard': i}, after + shards[:min(i, 1)]) for i, s in enumerate(shards)] + [(name, {**params, 'from_shards': shards}, after + shards)]
 
 def build_runs(exp:str, # an experiment (a notebook in nbs/experiments/)
                spec:dict, # its entry in a grid: `runs`, `threads`, `resources`
@@ -109,12 +124,9 @@ def build_runs(exp:str, # an experiment (a notebook in nbs/experiments/)
         if set(entry) - _ENTRY_KEYS: raise AugsbertError(f"workflow/config.yaml, {exp} run {i}: unknown key(s) {sorted(set(entry) - _ENTRY_KEYS)}")
         bad = set(entry.get('resources') or {}) - set(spec.get('resources') or {})
         if bad: raise AugsbertError(f"workflow/config.yaml, {exp} run {i}: resources {sorted(bad)} not declared by the experiment")
-        for params in expand_entry(entry):
+        for name, params, after in (r for ps in expand_entry(entry) for r in entry_runs(entry, ps, profile)):
             check_config_params(params, nb, f"{exp} run {i}", reserved=('profile', 'run_dir'), root=root)
-            fmt = dict(params, profile=profile)
-            name = entry['name'].format(**fmt) if entry.get('name') else \
-                   default_run_name(profile, {k: parsed(cli_value(v)) for k, v in params.items()})
-            run = dict(args=[f"{k}={cli_value(v)}" for k, v in params.items()], after=[a.format(**fmt) for a in entry.get('after') or []],
+            run = dict(args=[f"{k}={cli_value(v)}" for k, v in params.items()], after=after,
                        threads=entry.get('threads', spec.get('threads', 1)),
                        resources={**(spec.get('resources') or {}), **(entry.get('resources') or {})})
             if name in runs and runs[name] != run: raise AugsbertError(f"workflow/config.yaml: two different {exp} runs are both named {name!r}")
