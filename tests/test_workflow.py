@@ -87,7 +87,7 @@ def test_main_recipe_is_the_one_chosen_on_dev(grid, i):
 def test_teachers_grid(tmp_path):
     "`make teachers`: the evidence cells and their report; the first STSb cell's teachers are shared by the cells after it."
     out = dry_run(tmp_path, '--config', 'grid=teachers')
-    assert job_stats(out) == dict(run_evidence=39, report_evidence=1, all=1)   # 14 cells, five of them as 5 shards + a merge
+    assert job_stats(out) == dict(run_evidence=129, report_evidence=1, all=1)   # 29 cells, 20 of them as 5 shards + a merge
     cmds = commands(out)
     q = 'cpu_quora-qp_static_mpnet-ce_rs-bm25'
     assert cmds[f'{q}_shard-3'][2] == ['student=static', 'teacher_model=mpnet', 'strategies=random,bm25', 'dataset=quora-qp', 'shard=3']
@@ -99,6 +99,9 @@ def test_teachers_grid(tmp_path):
     e = 'cpu_sts-es_static_mpnet-ce_rs-bm25'                           # Spanish-STS: the sixth data set with the MPNet teacher
     assert cmds[f'{e}_shard-0'][2] == ['student=static', 'teacher_model=mpnet', 'strategies=random,bm25', 'dataset=sts-es', 'shard=0']
     assert f"from_shards={','.join(f'{e}_shard-{i}' for i in range(5))}" in cmds[e][2]
+    l2 = 'cpu_quora-qp_minilm-cut_mpnet-ce_rs-bm25'                  # students L2 and L6 on the other data sets: the static cell's teachers
+    assert cmds[f'{l2}_shard-0'][2] == ['teacher_model=mpnet', 'strategies=random,bm25', 'student=minilm-cut', 'dataset=quora-qp', 'shard=0']
+    assert {'cpu_mrpc_minilm_mpnet-ce_rs-bm25', 'cpu_bws-in-topic_static_minilm-ce_rs-bm25_shard-4'} <= set(cmds)
     assert {f'cpu_mrpc_static_minilm-ce_bm25_labels-{m}' for m in ('dev-f1', 'rate', 'soft')} <= set(cmds)
 
 def test_figures_4_and_6_are_in_extra(tmp_path):
