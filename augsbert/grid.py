@@ -94,9 +94,7 @@ def expand_entry(entry:dict # a run entry of workflow/config.yaml
     for combo in itertools.product(*values):
         yield {**(entry.get('params') or {}), **dict(zip(axes, combo))}
 
-# %% ../nbs/04a_grid.ipynb #0ff3c3b1
-_ENTRY_KEYS = {'what', 'params', 'grid', 'name', 'after', 'threads', 'resources', 'shards'}
-
+# %% ../nbs/04a_grid.ipynb #3a38a662
 def entry_runs(entry:dict, # a run entry of workflow/config.yaml
                params:dict, # one parameter set of it (`expand_entry`)
                profile:str # the run profile
@@ -110,6 +108,9 @@ def entry_runs(entry:dict, # a run entry of workflow/config.yaml
     if {'shard', 'from_shards'} & set(params): raise AugsbertError(f"workflow/config.yaml: {name!r} has shards: {n}, so it sets shard and from_shards itself; remove them from its params and grid")
     shards = [f"{name}_shard-{i}" for i in range(n)]   # shard 0 first (it may make what the others reuse), the merge last
     return [(s, {**params, 'shard': i}, after + shards[:min(i, 1)]) for i, s in enumerate(shards)] + [(name, {**params, 'from_shards': shards}, after + shards)]
+
+# %% ../nbs/04a_grid.ipynb #0ff3c3b1
+_ENTRY_KEYS = {'what', 'params', 'grid', 'name', 'after', 'threads', 'resources', 'shards'}
 
 def build_runs(exp:str, # an experiment (a notebook in nbs/experiments/)
                spec:dict, # its entry in a grid: `runs`, `threads`, `resources`
