@@ -65,7 +65,7 @@ $(MODELS_STAMP): $(STAMP)
 # notebook and the augsbert modules that notebook reaches). A fresh clone has no stamps, so its first `make reproduce`
 # reruns every job and re-renders the reports, and the next one runs nothing; editing an experiment notebook or a
 # module it reaches reruns that experiment's runs. With adopt_committed=true (table5 …) a committed run counts as
-# done unless its provenance.json records other code.
+# done unless its provenance.json records other code or its params.json other settings than the grid gives it.
 GRID     ?= main
 CORES    ?= 2
 SNAKEMAKE_PROFILE ?= workflow/profiles/local

@@ -14,8 +14,8 @@ from .runs import default_run_name, code_digest, read_json
 # %% auto #0
 __all__ = ['RUN_FILES', 'grid_config', 'merged_grid', 'cli_value', 'parsed', 'notebook_params', 'check_config_params',
            'expand_entry', 'entry_runs', 'build_runs', 'grid_runs', 'code_parts', 'stamp_text', 'read_stamp',
-           'changed_parts', 'code_stamp', 'recorded_code', 'code_status', 'plan_code', 'code_message',
-           'adoption_message']
+           'changed_parts', 'code_stamp', 'recorded_code', 'code_status', 'settings_differ', 'plan_code',
+           'code_message', 'adoption_message']
 
 # %% ../nbs/04a_grid.ipynb #5855f991
 def grid_config(root:Path|None=None # the compendium's folder (default: `project_root()`)
@@ -213,33 +213,55 @@ def code_status(files:list, # a job's output files
     made = recorded_code(files)
     return 'legacy' if made is None else 'same' if made['digest'] == code['digest'] else 'changed'
 
+# %% ../nbs/04a_grid.ipynb #5b577780
+def _same_setting(text:str, recorded)->bool:
+    return text == cli_value(recorded) or parsed(text) == recorded or (text == '' and recorded == [])
+
+def settings_differ(files:list, # a job's output files (a run's `RUN_FILES`)
+                    args:list # the job's `-p key=TEXT` arguments (`build_runs(...)[name]['args']`)
+                   )->list[str]:
+    "The keys of `args` that the run's params.json records with another value or not at all ([] when it records nothing)."
+    path = next((Path(f) for f in files if Path(f).name == 'params.json'), None)
+    if path is None or not path.exists(): return []
+    try: made = read_json(path)
+    except AugsbertError: made = None
+    if not isinstance(made, dict): return ['params.json (unreadable)']
+    if not made: return []   # a run that recorded no settings: adopted as it is, like one that recorded no code
+    return [k for k, text in (a.split('=', 1) for a in args) if k not in made or not _same_setting(text, made[k])]
+
 # %% ../nbs/04a_grid.ipynb #f49f4869
 def plan_code(notebook:Path, # the notebook the jobs execute (an experiment or a report)
               outputs:dict, # job name → its output files
               folder:Path, # the stamps' folder ($AUGSBERT_CACHE/workflow/code)
               name:str, # the stamps' prefix (the experiment)
-              adopt:bool=False # adopt_committed: existing outputs of `same` or `legacy` code count as done
+              adopt:bool=False, # adopt_committed: existing outputs of `same` or `legacy` code count as done
+              args:dict|None=None # job name → its `-p` arguments: a run recorded with other settings is made again
              )->dict:
     "The code stamp of `notebook`'s jobs, each job's `code_status`, the jobs `adopted` as done and the `stale` ones."
     oldest = {n: min(map(_mtime, fs)) for n, fs in outputs.items() if all(Path(f).exists() for f in fs)}
     st = code_stamp(notebook, folder, name, max(oldest.values(), default=None))   # a new stamp: every output is older
     status = {n: code_status(fs, st['code']) for n, fs in outputs.items()}
+    other = {n: ks for n, s in status.items() if s in ('same', 'legacy') and (ks := settings_differ(outputs[n], (args or {}).get(n, [])))}
+    status.update(dict.fromkeys(other, 'settings'))
     adopted = {n for n, s in status.items() if adopt and s in ('same', 'legacy')}
-    changed = sorted(n for n, s in status.items() if s == 'changed')
+    changed = sorted(n for n, s in status.items() if s in ('changed', 'settings'))
     if changed and max(oldest[n] for n in changed) >= _mtime(st['path']):
         when = datetime.now(timezone.utc).isoformat(timespec='seconds')
-        _write_stamp(st['path'], stamp_text(st['code'], notebook) + f"# {when}: {len(changed)} runs of other code to make again\n",
+        _write_stamp(st['path'], stamp_text(st['code'], notebook) + f"# {when}: {len(changed)} runs of other code or settings to make again\n",
                      max(oldest[n] for n in changed))
     stale = {n for n, s in status.items() if s == 'missing' or (n not in adopted and oldest[n] < _mtime(st['path']))}
-    return dict(st, notebook=Path(notebook), outputs=outputs, status=status, adopted=adopted, stale=stale)
+    return dict(st, notebook=Path(notebook), outputs=outputs, status=status, settings=other, adopted=adopted, stale=stale)
 
 # %% ../nbs/04a_grid.ipynb #b70ede47
 def code_message(plan:dict, # a `plan_code`
                  what:str # the notebook's jobs, e.g. 'in_domain' or 'report in_domain'
                 )->str|None:
-    "One line when jobs of `plan` that have outputs will run again: how many, and the parts of the code that changed."
-    redo = sorted(n for n in plan['stale'] if plan['status'][n] != 'missing')
-    if not redo: return None
+    "Lines when jobs of `plan` that have outputs will run again: how many and the parts of the code that changed; the runs of other settings."
+    redo = sorted(n for n in plan['stale'] if plan['status'][n] not in ('missing', 'settings'))
+    odd = {n: ks for n, ks in sorted((plan.get('settings') or {}).items()) if n in plan['stale']}
+    lines = [f"workflow: {what}: {len(odd)} committed run(s) made with other settings than the grid gives them, made again: "
+             + '; '.join(f"{n} ({', '.join(ks)})" for n, ks in odd.items())] if odd else []
+    if not redo: return '\n'.join(lines) or None
     now = code_parts(plan['code'])
     made = [c for n in redo if (c := recorded_code(plan['outputs'][n]))]
     parts = sorted(set().union(*(changed_parts(code_parts(c), now) for c in made))) if made else \
@@ -247,13 +269,14 @@ def code_message(plan:dict, # a `plan_code`
     parts = [plan['notebook'].name if p == 'notebook' else p for p in parts]
     why = f"its code changed ({', '.join(parts)})" if parts else f"outputs older than its code stamp {plan['path'].name}" \
           if plan['previous'] else "no earlier code stamp in this cache (a first run of this code here)"
-    return f"workflow: {what}: {why}: {len(redo)} of its {len(plan['status'])} jobs rerun"
+    return '\n'.join([f"workflow: {what}: {why}: {len(redo)} of its {len(plan['status'])} jobs rerun", *lines])
 
 def adoption_message(plans:list # the `plan_code`s of the experiments
                     )->str:
-    "One line: the committed runs adopt_committed counts as done, those made before runs recorded their code, and those of other code."
+    "One line: the committed runs adopt_committed counts as done, those made before runs recorded their code, and those of other code or settings."
     adopted = [p['status'][n] for p in plans for n in p['adopted']]
     changed = sum(s == 'changed' for p in plans for s in p['status'].values())
+    other = sum(s == 'settings' for p in plans for s in p['status'].values())
     return (f"workflow: adopt_committed: {len(adopted)} committed runs count as done ({adopted.count('same')} made by the current "
             f"code, {adopted.count('legacy')} made before runs recorded their code digest: adopted as they are); "
-            f"{changed} made by other code rerun")
+            f"{changed} made by other code and {other} with other settings rerun")
