@@ -71,18 +71,29 @@ def test_main_job(main_dry_run):
     assert 'augsbert report datasets -p run_name=cpu' in main_dry_run
     assert 'threads: 2' in main_dry_run and 'mem_mb=12000' in main_dry_run and 'runtime=120' in main_dry_run
 
-@pytest.mark.parametrize('grid,i', [('main', 0), ('teachers', 2)])
-def test_main_recipe_is_the_one_chosen_on_dev(grid, i):
-    "The main cell's (and the S.S. cell's) teacher recipe is the one the `teachers` grid's search chose on dev (recorded in that committed run)."
+def given_recipes()->list:
+    "(where, the params of a grid entry that gives its teacher's recipe instead of searching, the committed run whose search chose it)."
     from augsbert.grid import grid_config
-    main = grid_config()['grids'][grid]['experiments']['evidence']['runs'][i]['params']
-    assert main['teacher_search'] is False
-    run = ROOT/'reports'/'runs'/'evidence'/'cpu_stsb_static_mpnet-ce_rs-bm25'/'metrics.json'
-    if not run.exists(): pytest.skip('the teachers grid search run is not committed')
+    grids = grid_config()['grids']
+    runs = lambda g: grids[g]['experiments']['evidence']['runs']
+    out = [('main', runs('main')[0]['params'], 'cpu_stsb_static_mpnet-ce_rs-bm25'),
+           ('teachers S.S.', runs('teachers')[2]['params'], 'cpu_stsb_static_mpnet-ce_rs-bm25')]
+    l2l6 = [r['params'] for r in runs('teachers') if (r.get('grid') or {}).get('student') == ['minilm-cut', 'minilm']]
+    assert sorted(p['dataset'] for p in l2l6) == ['bws-cross-topic', 'bws-in-topic', 'mrpc', 'quora-qp', 'sts-es']
+    return out + [(f"teachers L2/L6 {p['dataset']}", p, f"cpu_{p['dataset']}_static_mpnet-ce_rs-bm25") for p in l2l6]
+
+GIVEN_RECIPES = given_recipes()
+
+@pytest.mark.parametrize('where,params,search', GIVEN_RECIPES, ids=[w for w, *_ in GIVEN_RECIPES])
+def test_given_recipe_is_the_one_chosen_on_dev(where, params, search):
+    "A cell that gives its teacher's recipe (the main cell, the S.S. cell, the MiniLM-L2/-L6 cells of the other five data sets) gives the one its data set's static cell chose on dev (recorded in that committed run)."
+    assert params['teacher_search'] is False and params['teacher_model'] == 'mpnet'
+    run = ROOT/'reports'/'runs'/'evidence'/search/'metrics.json'
+    if not run.exists(): pytest.skip(f'the search run {search} is not committed')
     best = json.loads(run.read_text())['teacher']['recipe']
-    assert (main['ce_head'], main['ce_lr'], main['ce_epochs']) == (best['head'], best['lr'], best['epochs'])
+    assert (params['ce_head'], params['ce_lr'], params['ce_epochs']) == (best['head'], best['lr'], best['epochs']), where
     prof = __import__('augsbert.config', fromlist=['x']).get_profile('cpu')
-    assert main['ce_warmup_ratio'] == min(1.0, prof['ce_warmup_ratio'] * best['of_epochs'] / best['epochs'])   # `apply_recipe`
+    assert params['ce_warmup_ratio'] == pytest.approx(min(1.0, prof['ce_warmup_ratio'] * best['of_epochs'] / best['epochs']))   # `apply_recipe`
 
 def test_teachers_grid(tmp_path):
     "`make teachers`: the evidence cells and their report; the first STSb cell's teachers are shared by the cells after it."
@@ -100,7 +111,8 @@ def test_teachers_grid(tmp_path):
     assert cmds[f'{e}_shard-0'][2] == ['student=static', 'teacher_model=mpnet', 'strategies=random,bm25', 'dataset=sts-es', 'shard=0']
     assert f"from_shards={','.join(f'{e}_shard-{i}' for i in range(5))}" in cmds[e][2]
     l2 = 'cpu_quora-qp_minilm-cut_mpnet-ce_rs-bm25'                  # students L2 and L6 on the other data sets: the static cell's teachers
-    assert cmds[f'{l2}_shard-0'][2] == ['teacher_model=mpnet', 'strategies=random,bm25', 'student=minilm-cut', 'dataset=quora-qp', 'shard=0']
+    assert cmds[f'{l2}_shard-0'][2] == ['dataset=quora-qp', 'teacher_model=mpnet', 'strategies=random,bm25', 'teacher_search=False',
+                                        'ce_head=mean', 'ce_lr=2e-05', 'ce_epochs=2', 'ce_warmup_ratio=0.1', 'student=minilm-cut', 'shard=0']
     assert {'cpu_mrpc_minilm_mpnet-ce_rs-bm25', 'cpu_bws-in-topic_static_minilm-ce_rs-bm25_shard-4'} <= set(cmds)
     assert {f'cpu_mrpc_static_minilm-ce_bm25_labels-{m}' for m in ('dev-f1', 'rate', 'soft')} <= set(cmds)
 
@@ -177,23 +189,26 @@ def test_changed_code_reruns_its_runs(tmp_path):
     assert job_stats(dry_run(tmp_path, env=env)) == job_stats(out)     # a dry run leaves them to do
 
 def test_adopted_runs_are_done(tmp_path):
-    "adopt_committed: committed runs of the current code or of no recorded code are done whatever their times; other code's runs rerun."
+    "adopt_committed: committed runs of the current code or of no recorded code are done whatever their times; runs of other code, or of other settings than their entry's, rerun."
     names = commands(dry_run(tmp_path/'plan', '--config', 'grid=extra'))
     code = {e: code_digest(experiment_path(e)) for e in {e for e, _, _ in names.values()}}
-    other = 'cpu_dataset-stsb_method-augsbert-kde'
+    other, moved = 'cpu_dataset-stsb_method-augsbert-kde', 'cpu_dataset-sts-es_method-sbert'   # other code; made before its entry changed
     for tmp in (tmp_path/'plain', tmp_path/'adopt'):
-        for i, (name, (exp, _, _)) in enumerate(names.items()):   # committed an hour ago: older than any code stamp
+        for i, (name, (exp, _, args)) in enumerate(names.items()):   # committed an hour ago: older than any code stamp
             made = dict(code[exp], digest='0' * 16) if name == other else code[exp] if i % 2 else None
             files = [tmp/'reports'/'runs'/exp/name/f for f in RUN_FILES]
             fake_outputs(files, time.time() - 3600)
-            prov = files[RUN_FILES.index('provenance.json')]
-            prov.write_text(json.dumps(dict(code=made))); os.utime(prov, (time.time() - 3600,) * 2)
+            for f, text in ((files[RUN_FILES.index('provenance.json')], json.dumps(dict(code=made))),
+                            (files[RUN_FILES.index('params.json')], json.dumps(dict(dataset='stsb', method='sbert')) if name == moved else '{}')):
+                f.write_text(text); os.utime(f, (time.time() - 3600,) * 2)
+    assert names[moved][2] == ['dataset=sts-es', 'method=sbert']
     assert job_stats(dry_run(tmp_path/'plain', '--config', 'grid=extra'))['run_in_domain'] == 18   # without it: every run is made once
     out = dry_run(tmp_path/'adopt', '--config', 'grid=extra', 'adopt_committed=true')
-    assert {k: v for k, v in job_stats(out).items() if k.startswith('run_')} == dict(run_in_domain=1)
-    assert f'--name {other} ' in out
-    assert re.search(r'workflow: adopt_committed: 17 committed runs count as done \(\d+ made by the current code, \d+ made before '
-                     r'runs recorded their code digest: adopted as they are\); 1 made by other code rerun', out)
+    assert {k: v for k, v in job_stats(out).items() if k.startswith('run_')} == dict(run_in_domain=2)
+    assert f'--name {other} ' in out and f'--name {moved} ' in out
+    assert re.search(r'workflow: adopt_committed: 16 committed runs count as done \(\d+ made by the current code, \d+ made before '
+                     r'runs recorded their code digest: adopted as they are\); 1 made by other code and 1 with other settings rerun', out)
+    assert f'workflow: in_domain: 1 committed run(s) made with other settings than the grid gives them, made again: {moved} (dataset)' in out
 
 @pytest.mark.parametrize('grid,runs', [('table5-static', 90), ('table5-minilm', 50), ('table5-topk', 20 + 90),
                                        ('table5-fig1', 12), ('table5', 170)])
