@@ -80,6 +80,34 @@ def test_a_rerun_that_reproduces_a_cell_is_counted_once(cell):
         assert any(f'`{cell.name}`' in l and '`smoke_reproduced`' in l for l in md.splitlines() if l.startswith('- '))
     finally: shutil.rmtree(again)
 
+def test_the_same_teachers_measured_again_give_one_ce_line(cell):
+    "A cell measured earlier (other code: other teachers of the same recipe, other numbers) is named on the latest run's CE > BE line, not counted again."
+    import json, shutil
+    older = cell.parent/'smoke_older'
+    shutil.copytree(cell, older)
+    try:
+        m = read_json(older/'metrics.json'); st = m['statistics']
+        per_seed = [dict(s, variants={v: dict(x, test=x['test'] + 0.5) for v, x in s['variants'].items()}) for s in m['per_seed']]
+        fam = dict(st['families'], **{'teacher-vs-sbert': [dict(r, diff=r['diff'] + 0.37) for r in st['families']['teacher-vs-sbert']]})
+        (older/'metrics.json').write_text(json.dumps(dict(m, per_seed=per_seed, statistics=dict(st, families=fam))))
+        prov = read_json(older/'provenance.json')
+        (older/'provenance.json').write_text(json.dumps(dict(prov, finished='2000-01-01T00:00:00+00:00')))
+        def ce_lines():
+            render_report('evidence', progress=False, profile='smoke')
+            claims = (cell.parents[2]/'evidence.md').read_text().split("## The paper's claims")[1].split('## The cells')[0]
+            return claims, claims.split('**CE > BE at small n (teacher − student alone, test)**')[1].split('\n\n')[0].strip().splitlines()
+        claims, ce = ce_lines()
+        tv = read_json(cell/'metrics.json')['statistics']['families']['teacher-vs-sbert'][0]
+        assert len(ce) == 1 and f"(`{cell.name}`): {tv['diff']:+.2f}" in ce[0]                     # the latest run's numbers
+        assert f"not counted: `smoke_older`: {tv['diff'] + 0.37:+.2f}" in ce[0]                  # the earlier one named
+        assert '| CE > BE at small n (teacher − student alone, test) |       1 | 1 ' in claims
+        # another recipe is another measurement: two lines
+        (older/'metrics.json').write_text(json.dumps(dict(m, per_seed=per_seed, statistics=dict(st, families=fam),
+                                                          teacher=dict(m['teacher'], ce=dict(m['teacher']['ce'], lr=9e-9)))))
+        claims, _ = ce_lines()
+        assert '| CE > BE at small n (teacher − student alone, test) |       2 | ' in claims and 'not counted: `smoke_older`' not in claims
+    finally: shutil.rmtree(older)
+
 def test_a_gate_failure_above_sbert_and_both_controls_is_named_not_counted(cell):
     "A cell whose teacher failed the gate but whose strategy beat SBERT and both controls is named in the gate-failures sentence, never as a verdict."
     import json, shutil
