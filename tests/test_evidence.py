@@ -1,6 +1,8 @@
 """Integration: the `evidence` experiment (papermill, smoke profile, a tiny random BERT as teacher and student): seed i
 re-makes teacher i, the saved predictions give back the recorded statistics, bad parameters stop before any data loads,
 and the evidence report renders from the run."""
+import json, shutil
+from contextlib import contextmanager
 import numpy as np
 import pytest
 from conftest import needs_data
@@ -17,6 +19,19 @@ def _ev(tiny, **kw):
 
 @pytest.fixture(scope='module')
 def cell(env, tiny): return _ev(tiny)
+
+@contextmanager
+def edited_copy(cell, name):
+    "A copy of run `cell` named `name` beside it, removed afterwards; `write(file, value)` replaces one of its JSON files."
+    copy = cell.parent/name
+    shutil.copytree(cell, copy)
+    try: yield copy, lambda file, value: (copy/file).write_text(json.dumps(value))
+    finally: shutil.rmtree(copy)
+
+def rendered(cell):
+    "Render the evidence report (smoke profile) and return its markdown."
+    render_report('evidence', progress=False, profile='smoke')
+    return (cell.parents[2]/'evidence.md').read_text()
 
 def test_seed_i_remakes_teacher_i(cell):
     m = read_json(cell/'metrics.json')
@@ -61,67 +76,51 @@ def test_evidence_report_renders(cell):
 
 def test_a_rerun_that_reproduces_a_cell_is_counted_once(cell):
     "A later run of the same cell that re-made every stage and got every number again is shown as a reproduction, not a second cell."
-    import json, shutil
-    again = cell.parent/'smoke_reproduced'
-    shutil.copytree(cell, again)
-    try:
+    with edited_copy(cell, 'smoke_reproduced') as (again, write):
         prov = read_json(again/'provenance.json')
         assert prov['timings']                                        # it trained (not a run that took its stages from the cache)
-        (again/'provenance.json').write_text(json.dumps(dict(prov, finished='2999-01-01T00:00:00+00:00')))
-        render_report('evidence', progress=False, profile='smoke')
-        md = (cell.parents[2]/'evidence.md').read_text()
+        write('provenance.json', dict(prov, finished='2999-01-01T00:00:00+00:00'))
+        md = rendered(cell)
         assert '**Summary (generated).** 1 cell(s)' in md and f'reproduced the numbers of `{cell.name}`' in md
         m = read_json(again/'metrics.json')                           # a later run with one more seed reproduces nothing:
-        (again/'metrics.json').write_text(json.dumps(dict(m, per_seed=m['per_seed'] + m['per_seed'][:1])))   # its first seeds match
-        render_report('evidence', progress=False, profile='smoke')
-        md = (cell.parents[2]/'evidence.md').read_text()
+        write('metrics.json', dict(m, per_seed=m['per_seed'] + m['per_seed'][:1]))   # its first seeds match
+        md = rendered(cell)
         assert 'reproduced the numbers of' not in md and '**Summary (generated).** 2 cell(s)' in md
         # the two cells share their teachers' statistics: one CE > BE line names both runs
         assert any(f'`{cell.name}`' in l and '`smoke_reproduced`' in l for l in md.splitlines() if l.startswith('- '))
-    finally: shutil.rmtree(again)
 
 def test_the_same_teachers_measured_again_give_one_ce_line(cell):
     "A cell measured earlier (other code: other teachers of the same recipe, other numbers) is named on the latest run's CE > BE line, not counted again."
-    import json, shutil
-    older = cell.parent/'smoke_older'
-    shutil.copytree(cell, older)
-    try:
+    def ce_lines():
+        claims = rendered(cell).split("## The paper's claims")[1].split('## The cells')[0]
+        return claims, claims.split('**CE > BE at small n (teacher − student alone, test)**')[1].split('\n\n')[0].strip().splitlines()
+    with edited_copy(cell, 'smoke_older') as (older, write):
         m = read_json(older/'metrics.json'); st = m['statistics']
         per_seed = [dict(s, variants={v: dict(x, test=x['test'] + 0.5) for v, x in s['variants'].items()}) for s in m['per_seed']]
         fam = dict(st['families'], **{'teacher-vs-sbert': [dict(r, diff=r['diff'] + 0.37) for r in st['families']['teacher-vs-sbert']]})
-        (older/'metrics.json').write_text(json.dumps(dict(m, per_seed=per_seed, statistics=dict(st, families=fam))))
-        prov = read_json(older/'provenance.json')
-        (older/'provenance.json').write_text(json.dumps(dict(prov, finished='2000-01-01T00:00:00+00:00')))
-        def ce_lines():
-            render_report('evidence', progress=False, profile='smoke')
-            claims = (cell.parents[2]/'evidence.md').read_text().split("## The paper's claims")[1].split('## The cells')[0]
-            return claims, claims.split('**CE > BE at small n (teacher − student alone, test)**')[1].split('\n\n')[0].strip().splitlines()
+        write('metrics.json', dict(m, per_seed=per_seed, statistics=dict(st, families=fam)))
+        write('provenance.json', dict(read_json(older/'provenance.json'), finished='2000-01-01T00:00:00+00:00'))
         claims, ce = ce_lines()
         tv = read_json(cell/'metrics.json')['statistics']['families']['teacher-vs-sbert'][0]
         assert len(ce) == 1 and f"(`{cell.name}`): {tv['diff']:+.2f}" in ce[0]                     # the latest run's numbers
         assert f"not counted: `smoke_older`: {tv['diff'] + 0.37:+.2f}" in ce[0]                  # the earlier one named
         assert '| CE > BE at small n (teacher − student alone, test) |       1 | 1 ' in claims
         # another recipe is another measurement: two lines
-        (older/'metrics.json').write_text(json.dumps(dict(m, per_seed=per_seed, statistics=dict(st, families=fam),
-                                                          teacher=dict(m['teacher'], ce=dict(m['teacher']['ce'], lr=9e-9)))))
+        write('metrics.json', dict(m, per_seed=per_seed, statistics=dict(st, families=fam),
+                                   teacher=dict(m['teacher'], ce=dict(m['teacher']['ce'], lr=9e-9))))
         claims, _ = ce_lines()
         assert '| CE > BE at small n (teacher − student alone, test) |       2 | ' in claims and 'not counted: `smoke_older`' not in claims
-    finally: shutil.rmtree(older)
 
 def test_a_gate_failure_above_sbert_and_both_controls_is_named_not_counted(cell):
     "A cell whose teacher failed the gate but whose strategy beat SBERT and both controls is named in the gate-failures sentence, never as a verdict."
-    import json, shutil
-    odd = cell.parent/'smoke_gate_failed'
-    shutil.copytree(cell, odd)
-    try:
+    with edited_copy(cell, 'smoke_gate_failed') as (odd, write):
         m = read_json(odd/'metrics.json'); st = m['statistics']
         per_seed = [dict(s, sbert=dict(s['sbert'], test=s['sbert']['test'] + 1.0)) for s in m['per_seed']]   # other numbers: not a reproduction
         verdicts = {v: dict(x, vs_sbert='helps', controls={c: 'helps' for c in x['controls']}, from_teacher=True,
                             conclusion='gate failed: no conclusion') for v, x in st['verdicts'].items()}
         gate = dict(m['gate'], passes=False, fails=['student'])
-        (odd/'metrics.json').write_text(json.dumps(dict(m, per_seed=per_seed, gate=gate, statistics=dict(st, verdicts=verdicts))))
-        render_report('evidence', progress=False, profile='smoke')
-        md = (cell.parents[2]/'evidence.md').read_text()
+        write('metrics.json', dict(m, per_seed=per_seed, gate=gate, statistics=dict(st, verdicts=verdicts)))
+        md = rendered(cell)
         w = read_json(cell/'metrics.json')
         failed = len(verdicts) + (0 if w['gate']['passes'] else len(w['statistics']['verdicts']))
         anyway = len(verdicts) + (0 if w['gate']['passes'] else sum(x['from_teacher'] is True for x in w['statistics']['verdicts'].values()))
@@ -130,11 +129,9 @@ def test_a_gate_failure_above_sbert_and_both_controls_is_named_not_counted(cell)
         assert '(`smoke_gate_failed`)' in sentence and 'Shown, not counted' in sentence
         claims = md.split("## The paper's claims")[1].split('## The cells')[0]
         assert not any('`smoke_gate_failed`' in l and 'helps, from the teacher' in l for l in claims.splitlines())
-    finally: shutil.rmtree(odd)
 
 def test_a_cell_made_in_shards_is_the_whole_cell(cell, tiny):
     "-p shard makes some seeds (no statistics); -p from_shards merges the shards into the cell, seed for seed, trains nothing."
-    import json, shutil
     a, b = _ev(tiny, shard=1, run_name='smoke_shard-1'), _ev(tiny, shard=0, run_name='smoke_shard-0')
     ma = read_json(a/'metrics.json')
     assert ma['shard'] == {'seed_ids': [1], 'of': 2} and ma['statistics'] is None and [r['seed'] for r in ma['per_seed']] == [43]
