@@ -130,6 +130,23 @@ def test_a_gate_failure_above_sbert_and_both_controls_is_named_not_counted(cell)
         claims = md.split("## The paper's claims")[1].split('## The cells')[0]
         assert not any('`smoke_gate_failed`' in l and 'helps, from the teacher' in l for l in claims.splitlines())
 
+def test_label_modes_are_compared_seed_by_seed_on_dev(cell):
+    "Cells that differ only in `silver_labels` are compared on dev seed by seed: a gap inside the seeds' noise is a tie, a steady one is named."
+    m, p = read_json(cell/'metrics.json'), read_json(cell/'params.json')
+    def as_mode(write, mode, shift):
+        per_seed = [dict(s, variants={v: dict(x, dev=x['dev'] + d, silver=dict(x.get('silver') or {}, positive_share=0.5))
+                                      for v, x in s['variants'].items()}) for s, d in zip(m['per_seed'], shift)]
+        write('metrics.json', dict(m, task='classification', per_seed=per_seed))
+        write('params.json', dict(p, silver_labels=mode))
+    def finding(): return rendered(cell).split('## Classification silver labels')[1].split('\n\n')[1]
+    with edited_copy(cell, 'smoke_labels-rate') as (_, rate), edited_copy(cell, 'smoke_labels-soft') as (_, soft):
+        as_mode(rate, 'rate', [0.0, 0.0]); as_mode(soft, 'soft', [0.5, -0.3])         # the higher mean, inside the noise
+        line = finding()
+        assert '`soft` (the highest mean) ties with `rate`' in line and 'soft − rate +0.10 [' in line and 'over 2 seeds' in line
+        as_mode(soft, 'soft', [2.0, 2.1])                                               # a steady gap
+        line = finding()
+        assert '`soft` labels are best' in line and 'ties' not in line and 'soft − rate +2.05 [' in line
+
 def test_a_cell_made_in_shards_is_the_whole_cell(cell, tiny):
     "-p shard makes some seeds (no statistics); -p from_shards merges the shards into the cell, seed for seed, trains nothing."
     a, b = _ev(tiny, shard=1, run_name='smoke_shard-1'), _ev(tiny, shard=0, run_name='smoke_shard-0')
