@@ -142,10 +142,11 @@ def test_label_modes_are_compared_seed_by_seed_on_dev(cell):
     with edited_copy(cell, 'smoke_labels-rate') as (_, rate), edited_copy(cell, 'smoke_labels-soft') as (_, soft):
         as_mode(rate, 'rate', [0.0, 0.0]); as_mode(soft, 'soft', [0.5, -0.3])         # the higher mean, inside the noise
         line = finding()
-        assert '`soft` (the highest mean) ties with `rate`' in line and 'soft − rate +0.10 [' in line and 'over 2 seeds' in line
+        assert '`soft` (the highest mean) ties with `rate`' in line and 'soft − rate +0.10 [' in line and '(95 % t, 2 seeds)' in line
         as_mode(soft, 'soft', [2.0, 2.1])                                               # a steady gap
         line = finding()
         assert '`soft` labels are best' in line and 'ties' not in line and 'soft − rate +2.05 [' in line
+        assert ('fails the gate' in line) is (not m['gate']['passes'])
 
 def test_a_cell_made_in_shards_is_the_whole_cell(cell, tiny):
     "-p shard makes some seeds (no statistics); -p from_shards merges the shards into the cell, seed for seed, trains nothing."
