@@ -156,7 +156,7 @@ def test_a_cell_made_in_shards_is_the_whole_cell(cell, tiny):
     assert not (a/'differences.png').exists() and np.load(a/'predictions.npz')['sbert'].shape == (1, ma['sizes']['test'])
     render_report('evidence', progress=False, profile='smoke')           # before the merge the report names them as pending
     md = (cell.parents[2]/'evidence.md').read_text()
-    assert "`smoke_shard-1` (seed 43: 1 of the cell's 2 seeds)" in md.split('Shards of cells not yet complete')[1]
+    assert "`smoke`: 2 of 2 seeds (42, 43; shards 0, 1)" in md.split('Cells not yet merged')[1]
     d = _ev(tiny, from_shards='smoke_shard-1,smoke_shard-0', run_name='smoke_merged')
     m, whole, prov = read_json(d/'metrics.json'), read_json(cell/'metrics.json'), read_json(d/'provenance.json')
     assert m['per_seed'] == whole['per_seed'] and m['statistics'] == whole['statistics']
