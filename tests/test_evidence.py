@@ -170,6 +170,14 @@ def test_a_cell_made_in_shards_is_the_whole_cell(cell, tiny):
     render_report('evidence', progress=False, profile='smoke')
     md = (cell.parents[2]/'evidence.md').read_text()
     assert '`smoke_merged`' in md and '`smoke_shard-0`' not in md.split('## The gate per cell')[1].split('##')[0]
+    # its compute row is its shards' time plus the merge's own (the merge trains nothing: seconds); shards of 10 min each here
+    mm = read_json(d/'metrics.json')
+    (d/'metrics.json').write_text(json.dumps(dict(mm, from_shards=[dict(s, wall_seconds=600.0) for s in mm['from_shards']])))
+    try: render_report('evidence', progress=False, profile='smoke')
+    finally: (d/'metrics.json').write_text(json.dumps(mm))
+    md = (cell.parents[2]/'evidence.md').read_text()
+    row = next(l for l in md.split('## Compute')[1].splitlines() if l.startswith('| smoke_merged '))
+    assert abs(float(row.split('|')[2]) - (1200 + prov['wall_seconds']) / 60) <= 0.051
     # refused before anything trains: a missing seed, a shard of other settings, a shard made by other code, both at once
     with pytest.raises(AugsbertError, match='exactly once'): _ev(tiny, from_shards='smoke_shard-1', run_name='smoke_bad')
     with pytest.raises(AugsbertError, match='other settings \\(controls\\)'):
