@@ -145,8 +145,13 @@ def test_label_modes_are_compared_seed_by_seed_on_dev(cell):
         assert '`soft` (the highest mean) ties with `rate`' in line and 'soft − rate +0.10 [' in line and '(95 % t, 2 seeds)' in line
         as_mode(soft, 'soft', [2.0, 2.1])                                               # a steady gap
         line = finding()
+        assert line.startswith(f"- **sts-es** ({m['teacher']['model'].rstrip('/').split('/')[-1]} {m['teacher']['kind']} teacher")
         assert '`soft` labels are best' in line and 'ties' not in line and 'soft − rate +2.05 [' in line
         assert ('fails the gate' in line) is (not m['gate']['passes'])
+        with edited_copy(cell, 'smoke_labels-be') as (_, be):                           # another kind of teacher: never in this group
+            as_mode(be, 'dev-f1', [9.0, 9.0]); be('metrics.json', dict(read_json(cell.parent/'smoke_labels-be'/'metrics.json'),
+                                                                        teacher=dict(m['teacher'], kind='bi-encoder')))
+            assert finding() == line
 
 def test_a_cell_made_in_shards_is_the_whole_cell(cell, tiny):
     "-p shard makes some seeds (no statistics); -p from_shards merges the shards into the cell, seed for seed, trains nothing."
