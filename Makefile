@@ -142,9 +142,10 @@ label: install
 	$(BIN)/snakemake --snakefile workflow/label.smk --profile $(SNAKEMAKE_PROFILE) --cores $(CORES) \
 	    --config pairs=$(PAIRS) teacher=$(TEACHER) out=$(OUT) shards=$(SHARDS) backend=$(BACKEND) $(SNAKEMAKE_ARGS)
 
-## What `make reproduce` (or GRID=paper) would run, without running it.
+## What `make reproduce` (or GRID=paper) would run, without running it. For a resumable grid, what its target would run:
+## make dry-run GRID=teachers SNAKEMAKE_CONFIG=adopt_committed=true (committed runs of the current code count as done).
 dry-run: install
-	$(SNAKEMAKE) --cores $(CORES) --config grid=$(GRID) --dry-run $(SNAKEMAKE_ARGS)
+	$(SNAKEMAKE) --cores $(CORES) --config grid=$(GRID) $(SNAKEMAKE_CONFIG) --dry-run $(SNAKEMAKE_ARGS)
 
 ## The HTML site from the notebooks and reports (Sphinx + myst-nb, offline, notebooks not executed) → _docs/html/
 ## (myst-nb writes its image outputs beside the HTML folder, in _docs/jupyter_execute/)
