@@ -152,6 +152,11 @@ def test_label_modes_are_compared_seed_by_seed_on_dev(cell):
             as_mode(be, 'dev-f1', [9.0, 9.0]); be('metrics.json', dict(read_json(cell.parent/'smoke_labels-be'/'metrics.json'),
                                                                         teacher=dict(m['teacher'], kind='bi-encoder')))
             assert finding() == line
+        with edited_copy(cell, 'smoke_labels-rate-old') as (old, write):                 # rate measured before: the latest speaks
+            as_mode(write, 'rate', [5.0, 5.0]); write('provenance.json', dict(read_json(old/'provenance.json'), finished='2000-01-01T00:00:00+00:00'))
+            again = finding()
+            assert again.startswith(line.split(' Its teacher fails')[0].rstrip('.') + '.') and '`soft` labels are best' in again
+            assert 'Measured earlier with the same mode, not compared: `smoke_labels-rate-old`.' in again
 
 def test_a_cell_made_in_shards_is_the_whole_cell(cell, tiny):
     "-p shard makes some seeds (no statistics); -p from_shards merges the shards into the cell, seed for seed, trains nothing."
