@@ -191,6 +191,7 @@ bench: install models
 	$(BIN)/python benchmarks/label_backends.py --pairs 300 --rounds 3 --seeds 5 --out $(BENCH_OUT)/label_backends_stsb.json
 	$(BIN)/python benchmarks/encode_backends.py --out $(BENCH_OUT)/encode_backends_stsb.json
 	$(BIN)/python benchmarks/throughput.py --batch-sizes 32,64,256,1024 --out $(BENCH_OUT)/throughput_stsb.json
+	$(BIN)/python benchmarks/eval_size.py --out $(BENCH_OUT)/eval_size_minilm.json
 	$(BIN)/augsbert report performance
 
 test-slow: install

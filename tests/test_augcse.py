@@ -57,6 +57,7 @@ def test_the_report_renders_from_the_run(run):
     assert ('| – (α < 0; at chance)' in gate or '| – (α < 0; learned)' in gate) and 'not measured' not in gate   # measured; at α < 0 no gate is read
     assert 'α = -1, discriminator lr' in gate and ('never significantly above the largest class' in gate or 'from step' in gate)   # its curve, described
     assert "## The paper's claims, checked" in md
+    assert 'evaluation sets of 32 pairs' in gate and 'sets of the core runs: a fixed sample (mrpc-dev 32, ' in md   # the smoke caps, per run
 
 @pytest.fixture(scope='module')
 def core(run, env, tiny, sentences):

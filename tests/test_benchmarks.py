@@ -41,6 +41,7 @@ def results(tmp_path_factory):
          '--out', str(out/'label_backends_stsb.json'))
     _run('encode_backends.py', '--model', DEFAULT_MODEL, '--sentences', '32', '--rounds', '1', '--gold-pairs', '20', '--test-pairs', '30',
          '--out', str(out/'encode_backends_stsb.json'))
+    _run('eval_size.py', '--cap', '12', '--mrpc-train', '16', '--full', '24', '--rounds', '1', '--out', str(out/'eval_size_minilm.json'))
     import augsbert.methods.arguebert.finetune  # noqa: F401  (registers its student, which needs a pre-training: the benchmark skips it)
     _run('throughput.py', '--sentences', '48', '--rounds', '1', '--min-seconds', '0', '--no-mpnet', '--batch-sizes', '16,48',
          '--out', str(out/'throughput_stsb.json'))
@@ -100,6 +101,14 @@ def test_label_backends_refuses_a_folder_that_is_no_teacher(tmp_path, capsys):
     assert _run('label_backends.py', '--teacher', str(tmp_path), '--rounds', '0', check=False) == 2
     assert '--rounds must be at least 1' in capsys.readouterr().err
 
+def test_eval_size_compares_two_sizings_of_the_same_sets(results, capsys):
+    # the full sets take minutes on MiniLM: the fixture runs the pipeline on 12 against 24 pairs per set (--full 0 is every pair)
+    res = json.loads((results/'eval_size_minilm.json').read_text())
+    assert res['capped']['pairs']['sts12'] == 12 and res['capped']['pairs']['mrpc-train'] == 16 and res['full']['pairs']['sts12'] == 24
+    assert res['ratio'] > 0 and len(res['full']['seconds_all']) == 1 and res['machine']['cores'] >= 1 and res['full_cap'] == 24
+    assert res['score_difference']['sts-avg'] == pytest.approx(res['full']['scores']['sts-avg'] - res['capped']['scores']['sts-avg'])
+    assert _run('eval_size.py', '--cap', '0', check=False) == 2 and '--cap' in capsys.readouterr().err
+
 def test_throughput_times_every_student_against_minilm(results):
     res = json.loads((results/'throughput_stsb.json').read_text())
     assert res['models']['MiniLM-L6']['ratio_to_minilm'] == 1.0 and 'MPNet-base' not in res['models']     # --no-mpnet
@@ -126,6 +135,7 @@ def test_the_report_has_a_row_per_target(results, reports):
     assert 'exponent ≤ 1.3' in md and 'Missing results: bm25_quora.json, cached_rerun.json' in md
     assert '## Labelling backends' in md and '| onnx-int8 per-channel |' in md and 'Δρ not measured (--seeds 0)' in md
     assert '## Encoding backends' in md and 'top-5 neighbours shared with fp32' in md
+    assert "## Evaluation-set size (AugCSE's scoring)" in md and 'at most 24 pairs per set (a trial run' in md and '| sick-r ' in md
     assert (reports/'figures'/'performance_growth.png').exists()
     for line in md.splitlines():                                   # every target not met says by how much and why
         if '| **no** |' in line: assert line.split('|')[5].strip(), line
