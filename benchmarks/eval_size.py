@@ -9,29 +9,19 @@ run makes once for the untrained student and once per seed, so a run's extra cos
 Each configuration is scored `--rounds` times, alternating, so that load on the other core hits both alike; the
 seconds are the median round. The scores tell what the caps moved: the same model, so any difference is the sample.
 """
-import argparse, datetime, json, os, platform, statistics, subprocess, time
-from pathlib import Path
+import argparse, json, os, statistics, time
 os.environ.setdefault('OMP_WAIT_POLICY', 'PASSIVE')   # see benchmarks/ce_recipes.py
 import torch
 from augsbert.config import atomic_write
 from augsbert.evaluation import evaluation_sets, evaluate_embedder, STS_SETS
 from augsbert.models import DEFAULT_MODEL, load_bi_encoder
-from augsbert.runs import cpu_name, cpu_isa
+from bm25_speed import machine
 
 
 def measure(model, sets:dict)->tuple[float, dict]:
     "Seconds of one scoring of `sets` and its scores (the same every time: scoring has no randomness)."
     t = time.perf_counter(); scores = evaluate_embedder(model, sets)
     return time.perf_counter() - t, scores
-
-
-def machine()->dict:
-    "The machine the numbers come from, and the commit."
-    mem = next((int(ln.split()[1]) / 2**20 for ln in open('/proc/meminfo') if ln.startswith('MemTotal')), None)
-    commit = subprocess.run(['git', 'rev-parse', 'HEAD'], capture_output=True, text=True, cwd=Path(__file__).parent).stdout.strip()
-    return dict(cpu=cpu_name(), cpu_isa=cpu_isa(), cores=os.cpu_count(), memory_gib=round(mem, 1) if mem else None, torch=torch.__version__,
-                torch_threads=torch.get_num_threads(), python=platform.python_version(), git_commit=commit or None,
-                recorded=datetime.datetime.now(datetime.timezone.utc).isoformat(timespec='seconds'))
 
 
 def main(argv=None):
@@ -43,7 +33,7 @@ def main(argv=None):
     ap.add_argument('--seeds', type=int, default=5, help='seeds per AugCSE run, for the per-run cost')
     ap.add_argument('--out', default='')
     a = ap.parse_args(argv)
-    if a.cap < 1 or a.mrpc_train < 1 or a.rounds < 1 or a.full < 0: ap.error('--cap, --mrpc-train and --rounds must be ≥ 1, --full ≥ 0')
+    if min(a.cap, a.mrpc_train, a.rounds, a.seeds) < 1 or a.full < 0: ap.error('--cap, --mrpc-train, --rounds and --seeds must be ≥ 1, --full ≥ 0')
     model = load_bi_encoder(DEFAULT_MODEL)
     capped, full = evaluation_sets(a.cap, a.mrpc_train, 42), evaluation_sets(a.full, a.full, 42)
     evaluate_embedder(model, capped)                          # warm-up: tokenizer and kernels, not counted
@@ -57,7 +47,7 @@ def main(argv=None):
                ratio=res['full']['seconds'] / res['capped']['seconds'],
                extra_seconds_per_run=(a.seeds + 1) * (res['full']['seconds'] - res['capped']['seconds']), seeds=a.seeds,
                score_difference={k: res['full']['scores'][k] - res['capped']['scores'][k] for k in ('stsb-dev', *STS_SETS, 'sts-avg', 'mrpc')},
-               machine=machine())
+               machine=dict(machine(), torch=torch.__version__, torch_threads=torch.get_num_threads()))
     print(json.dumps({k: out[k] for k in ('ratio', 'extra_seconds_per_run', 'score_difference')}, indent=1))
     if a.out:
         with atomic_write(a.out) as f: json.dump(out, f, indent=1)

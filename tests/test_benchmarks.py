@@ -108,6 +108,8 @@ def test_eval_size_compares_two_sizings_of_the_same_sets(results, capsys):
     assert res['ratio'] > 0 and len(res['full']['seconds_all']) == 1 and res['machine']['cores'] >= 1 and res['full_cap'] == 24
     assert res['score_difference']['sts-avg'] == pytest.approx(res['full']['scores']['sts-avg'] - res['capped']['scores']['sts-avg'])
     assert _run('eval_size.py', '--cap', '0', check=False) == 2 and '--cap' in capsys.readouterr().err
+    assert _run('eval_size.py', '--seeds', '-1', check=False) == 2 and '--seeds' in capsys.readouterr().err
+    assert res['machine']['torch_threads'] >= 1 and 'numba' in res['machine']          # bm25_speed.machine(), plus torch
 
 def test_throughput_times_every_student_against_minilm(results):
     res = json.loads((results/'throughput_stsb.json').read_text())
