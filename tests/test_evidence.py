@@ -130,6 +130,20 @@ def test_a_gate_failure_above_sbert_and_both_controls_is_named_not_counted(cell)
         claims = md.split("## The paper's claims")[1].split('## The cells')[0]
         assert not any('`smoke_gate_failed`' in l and 'helps, from the teacher' in l for l in claims.splitlines())
 
+def test_the_gap_gain_figure_draws_the_most_compared_strategy_and_names_the_rest(cell):
+    "The premise figure has a panel for the most compared strategy; a strategy compared in fewer than FEW cells is named under it with its numbers."
+    md = rendered(cell)
+    assert (cell.parents[2]/'figures'/'evidence_gap_gain.png').exists() and 'not drawn' not in md   # one cell, one strategy: drawn
+    with edited_copy(cell, 'smoke_rs') as (rs, write):                 # a second cell that compares R.S. instead of BM25
+        m = json.loads((rs/'metrics.json').read_text().replace('"augsbert-bm25', '"augsbert-rs'))
+        per_seed = [dict(s, sbert=dict(s['sbert'], test=s['sbert']['test'] + 1.0)) for s in m['per_seed']]   # other numbers: not a reproduction
+        write('metrics.json', dict(m, per_seed=per_seed))
+        md = rendered(cell)
+        note = md.split('![teacher − student gap vs AugSBERT gain](figures/evidence_gap_gain.png)')[1].strip().split('\n')[0]
+        gain = next(r for r in m['statistics']['families']['vs-sbert'] if r['variant'] == 'augsbert-rs')['diff']
+        assert note.startswith('AugSBERT-R.S. is compared in 1 cell(s), not drawn: ') and '(`smoke_rs`)' in note
+        assert f"{gain:+.2f} [" in note and 'BM25' not in note        # ties go by name: BM25 has the panel
+
 def test_label_modes_are_compared_seed_by_seed_on_dev(cell):
     "Cells that differ only in `silver_labels` are compared on dev seed by seed: a gap inside the seeds' noise is a tie, a steady one is named."
     m, p = read_json(cell/'metrics.json'), read_json(cell/'params.json')
