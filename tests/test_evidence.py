@@ -89,6 +89,17 @@ def test_a_rerun_that_reproduces_a_cell_is_counted_once(cell):
         # the two cells share their teachers' statistics: one CE > BE line names both runs
         assert any(f'`{cell.name}`' in l and '`smoke_reproduced`' in l for l in md.splitlines() if l.startswith('- '))
 
+def test_a_run_of_fewer_strategies_with_the_same_numbers_is_counted_once_whatever_finished_first(cell):
+    "A cell re-made later with more strategies, whose shared numbers are the earlier run's, counts once: the earlier, smaller run is the duplicate."
+    with edited_copy(cell, 'smoke_more') as (more, write):
+        m = read_json(more/'metrics.json')                           # the same seeds and numbers, plus an R.S. variant
+        per_seed = [dict(s, variants={**s['variants'], 'augsbert-rs': s['variants']['augsbert-bm25']}) for s in m['per_seed']]
+        write('metrics.json', dict(m, per_seed=per_seed))
+        write('provenance.json', dict(read_json(more/'provenance.json'), finished='2999-01-01T00:00:00+00:00'))
+        md = rendered(cell)
+        assert '**Summary (generated).** 1 cell(s)' in md
+        assert f"(`{cell.name}`): re-made every stage (teachers, silver sets, students) and reproduced the numbers of `smoke_more`" in md
+
 def test_the_same_teachers_measured_again_give_one_ce_line(cell):
     "A cell measured earlier (other code: other teachers of the same recipe, other numbers) is named on the latest run's CE > BE line, not counted again."
     def ce_lines():
