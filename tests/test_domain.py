@@ -136,3 +136,8 @@ def test_report_renders_table6_and_the_checks(env, cell):
     cells = [l for l in md.splitlines() if l.startswith('- At the evidence standard (per-seed teachers, paired 95 % CIs): ')]
     assert q and int(q.group(1)) == len(cells) >= 1, md                                         # every cell counted once
     assert int(q.group(2)) == sum('): the teacher passes the gate' in l for l in cells), md       # and its gate as the cell says
+    # the time per stage names each run's student and teacher, and a stage taken from the cache reads –, never nan
+    times = md.split('## Time per stage (minutes)')[1].split('\n## ')[0]
+    assert '| student' in times and '| teacher' in times and 'nan' not in times, times
+    rows = md.split('## All rows')[1].split('\n## ')[0]
+    assert '| teacher' in rows and 'nan' not in rows, rows
