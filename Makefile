@@ -176,7 +176,7 @@ test: install lint check-export
 	AUGSBERT_OFFLINE=1 OMP_NUM_THREADS=1 MKL_NUM_THREADS=1 $(BIN)/nbdev-test --n-workers $(TEST_WORKERS)
 	AUGSBERT_OFFLINE=1 OMP_NUM_THREADS=1 MKL_NUM_THREADS=1 $(BIN)/python -m pytest -q -n $(TEST_WORKERS) --dist loadfile --durations=15 tests
 
-## Speed and memory targets (not tests; about 2 h on 2 cores): benchmarks/*.py measure against their baselines in
+## Speed and memory targets (not tests; about 3 h on 2 cores): benchmarks/*.py measure against their baselines in
 ## the same run → benchmarks/results/*.json → reports/performance.md (nbs/reports/performance.ipynb).
 BENCH_OUT ?= benchmarks/results
 bench: install models
@@ -192,6 +192,7 @@ bench: install models
 	$(BIN)/python benchmarks/encode_backends.py --out $(BENCH_OUT)/encode_backends_stsb.json
 	$(BIN)/python benchmarks/throughput.py --batch-sizes 32,64,256,1024 --out $(BENCH_OUT)/throughput_stsb.json
 	$(BIN)/python benchmarks/eval_size.py --out $(BENCH_OUT)/eval_size_minilm.json
+	$(BIN)/python benchmarks/isa_kernels.py --seeds 2 --out $(BENCH_OUT)/isa_kernels_stsb500.json
 	$(BIN)/augsbert report performance
 
 test-slow: install

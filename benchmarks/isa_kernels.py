@@ -13,8 +13,9 @@ that bf16 autocast (only possible on the AVX-512 side) plays no part. Baseline: 
 MKL_ENABLE_INSTRUCTIONS=AVX2 (matrix products): the kernels a CPU without AVX-512 would run. On a CPU without AVX-512
 both settings run the same kernels, so the difference is 0 by construction; the results file records the CPU flags.
 """
-import argparse, json, os, platform, subprocess, sys, tempfile, time
+import argparse, json, os, subprocess, sys, tempfile, time
 from pathlib import Path
+from bm25_speed import machine   # cpu, its instruction sets (cpu_isa), cores, memory, commit, time
 
 SETTINGS = {'native': {}, 'avx2': dict(ATEN_CPU_CAPABILITY='avx2', ONEDNN_MAX_CPU_ISA='AVX2', DNNL_MAX_CPU_ISA='AVX2',
                                        MKL_ENABLE_INSTRUCTIONS='AVX2')}
@@ -45,11 +46,9 @@ def main(argv=None):
     if a.child: return child(a)
     if not a.out: ap.error('--out is required')
     if a.seeds < 1: ap.error('--seeds must be at least 1')
-    flags = open('/proc/cpuinfo').read().split() if os.path.exists('/proc/cpuinfo') else []
     out = dict(setup=dict(dataset=a.dataset, train_pairs=a.max_train_pairs, model=a.model, method='bert (cpu profile)', seeds=a.seeds,
                           eval_precision='fp32', baseline='native kernels in the same run', settings=SETTINGS),
-               environment=dict(cpu=platform.processor() or platform.machine(), threads=os.environ.get('OMP_NUM_THREADS'),
-                                isa_flags=sorted({f for f in flags if f.startswith(('avx512', 'amx')) or f == 'avx2'})))
+               machine=dict(machine(), torch_threads=os.environ.get('OMP_NUM_THREADS')))
     args = [sys.executable, __file__, '--child', '--dataset', a.dataset, '--max-train-pairs', str(a.max_train_pairs),
             '--model', a.model, '--seeds', str(a.seeds)]
     for name, env in SETTINGS.items():
