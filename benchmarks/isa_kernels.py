@@ -30,7 +30,8 @@ def child(a):
     proto = method_protocol(cfg, a.dataset, 'bert', cross_encoder=a.model, explicit={'seeds', 'max_train_pairs', 'eval_precision', 'cross_encoder'})
     s = load_dataset(a.dataset)
     train = s.train.sample(frac=1.0, random_state=SPLIT_SEED).iloc[:a.max_train_pairs].reset_index(drop=True)
-    data = PairSplits(name=s.name, task=s.task, train=train, dev=s.dev, test=s.test, info=s.info)
+    cap = lambda df: df.iloc[:a.max_eval_pairs].reset_index(drop=True) if a.max_eval_pairs else df
+    data = PairSplits(name=s.name, task=s.task, train=train, dev=cap(s.dev), test=cap(s.test), info=s.info)
     t = time.perf_counter()
     metrics, _ = run_method('bert', data, proto, progress=False, speed=False)
     print(json.dumps(dict(per_seed=[{k: r[k] for k in ('seed', 'dev', 'test')} for r in metrics['per_seed']],
@@ -40,17 +41,19 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
     ap.add_argument('--dataset', default='stsb'); ap.add_argument('--max-train-pairs', type=int, default=500)
     ap.add_argument('--model', default='sentence-transformers/all-mpnet-base-v2')
+    ap.add_argument('--max-eval-pairs', type=int, default=0, help='score the first N dev and test pairs (0: all; a trial run)')
     ap.add_argument('--seeds', type=int, default=1, help='seeds 42, 43, ... per setting (each about 10 min on one core for MPNet)')
     ap.add_argument('--child', action='store_true', help=argparse.SUPPRESS); ap.add_argument('--out')
     a = ap.parse_args(argv)
     if a.child: return child(a)
     if not a.out: ap.error('--out is required')
     if a.seeds < 1: ap.error('--seeds must be at least 1')
-    out = dict(setup=dict(dataset=a.dataset, train_pairs=a.max_train_pairs, model=a.model, method='bert (cpu profile)', seeds=a.seeds,
+    if a.max_train_pairs < 2 or a.max_eval_pairs < 0: ap.error('--max-train-pairs must be at least 2 and --max-eval-pairs at least 0')
+    out = dict(setup=dict(dataset=a.dataset, train_pairs=a.max_train_pairs, eval_pairs=a.max_eval_pairs or 'all', model=a.model, method='bert (cpu profile)', seeds=a.seeds,
                           eval_precision='fp32', baseline='native kernels in the same run', settings=SETTINGS),
                machine=dict(machine(), torch_threads=os.environ.get('OMP_NUM_THREADS')))
     args = [sys.executable, __file__, '--child', '--dataset', a.dataset, '--max-train-pairs', str(a.max_train_pairs),
-            '--model', a.model, '--seeds', str(a.seeds)]
+            '--model', a.model, '--seeds', str(a.seeds), '--max-eval-pairs', str(a.max_eval_pairs)]
     for name, env in SETTINGS.items():
         with tempfile.TemporaryDirectory(prefix=f'augsbert-isa-{name}-') as cache:   # nothing shared: each setting trains its own
             r = subprocess.run(args, env={**os.environ, **env, 'AUGSBERT_CACHE': cache}, capture_output=True, text=True)

@@ -42,6 +42,8 @@ def results(tmp_path_factory):
     _run('encode_backends.py', '--model', DEFAULT_MODEL, '--sentences', '32', '--rounds', '1', '--gold-pairs', '20', '--test-pairs', '30',
          '--out', str(out/'encode_backends_stsb.json'))
     _run('eval_size.py', '--cap', '12', '--mrpc-train', '16', '--full', '24', '--rounds', '1', '--out', str(out/'eval_size_minilm.json'))
+    # the kernel comparison's pipeline (two processes, the library's 'bert' path) on MiniLM, 8 pairs, 20 scored: not its numbers
+    _run('isa_kernels.py', '--model', DEFAULT_MODEL, '--max-train-pairs', '8', '--max-eval-pairs', '20', '--out', str(out/'isa_kernels_stsb500.json'))
     import augsbert.methods.arguebert.finetune  # noqa: F401  (registers its student, which needs a pre-training: the benchmark skips it)
     _run('throughput.py', '--sentences', '48', '--rounds', '1', '--min-seconds', '0', '--no-mpnet', '--batch-sizes', '16,48',
          '--out', str(out/'throughput_stsb.json'))
@@ -111,6 +113,17 @@ def test_eval_size_compares_two_sizings_of_the_same_sets(results, capsys):
     assert _run('eval_size.py', '--seeds', '-1', check=False) == 2 and '--seeds' in capsys.readouterr().err
     assert res['machine']['torch_threads'] >= 1 and 'numba' in res['machine']          # bm25_speed.machine(), plus torch
 
+def test_isa_kernels_compares_native_with_avx2_kernels(results, capsys):
+    r = json.loads((results/'isa_kernels_stsb500.json').read_text())
+    assert r['setup']['train_pairs'] == 8 and r['setup']['eval_pairs'] == 20 and r['machine']['cores'] >= 1 and r['machine']['git_commit']
+    assert r['avx2']['cpu_capability'] in ('AVX2', 'DEFAULT')          # held to AVX2 (DEFAULT: a CPU without AVX2 falls back further)
+    assert [x['seed'] for x in r['native']['per_seed']] == [x['seed'] for x in r['avx2']['per_seed']] == [42]
+    for split in ('dev', 'test'):
+        d = [b[split] - a[split] for a, b in zip(r['native']['per_seed'], r['avx2']['per_seed'])]
+        assert r[f'{split}_difference_avx2_minus_native']['per_seed'] == pytest.approx(d)
+    assert _run('isa_kernels.py', '--seeds', '0', '--out', 'x.json', check=False) == 2 and '--seeds' in capsys.readouterr().err
+    assert _run('isa_kernels.py', '--max-eval-pairs', '-1', '--out', 'x.json', check=False) == 2 and '--max-eval-pairs' in capsys.readouterr().err
+
 def test_throughput_times_every_student_against_minilm(results):
     res = json.loads((results/'throughput_stsb.json').read_text())
     assert res['models']['MiniLM-L6']['ratio_to_minilm'] == 1.0 and 'MPNet-base' not in res['models']     # --no-mpnet
@@ -138,6 +151,7 @@ def test_the_report_has_a_row_per_target(results, reports):
     assert '## Labelling backends' in md and '| onnx-int8 per-channel |' in md and 'Δρ not measured (--seeds 0)' in md
     assert '## Encoding backends' in md and 'top-5 neighbours shared with fp32' in md
     assert "## Evaluation-set size (AugCSE's scoring)" in md and 'at most 24 pairs per set (a trial run' in md and '| sick-r ' in md
+    assert '## CPU kernels' in md and 'held to AVX2 ones' in md and 'on 20 dev and test pairs' in md and 'test: AVX2 − native' in md
     assert (reports/'figures'/'performance_growth.png').exists()
     for line in md.splitlines():                                   # every target not met says by how much and why
         if '| **no** |' in line: assert line.split('|')[5].strip(), line
