@@ -7,7 +7,7 @@ from augsbert.runs import render_report
 RUNS = Path(__file__).parents[1]/'reports'/'runs'
 SIZES = (250, 1000)
 
-def _with_mpnet(tmp_path, monkeypatch, one_seed_at=None):
+def _with_mpnet(tmp_path, monkeypatch, one_seed_at=None, isa=None):
     "The committed STSb runs at 250 and 1,000 pairs copied, with an 'MPNet' cross-encoder (the MiniLM one + 10); the report rendered."
     names = [f'cpu_dataset-stsb_max_train_pairs-{n}_method-{m}' for n in SIZES for m in ('bert', 'sbert_student-static')]
     if not all((RUNS/'in_domain'/n/'metrics.json').exists() for n in names) or not (RUNS/'datasets'/'cpu').exists():
@@ -28,6 +28,9 @@ def _with_mpnet(tmp_path, monkeypatch, one_seed_at=None):
             m['per_seed'] = m['per_seed'][:1]
             prov = json.loads((other/'provenance.json').read_text()); prov['wall_seconds'] = 5400.0
             (other/'provenance.json').write_text(json.dumps(prov))
+        if isa:                               # the machine's instruction sets, per size (made on different CPUs)
+            prov = json.loads((other/'provenance.json').read_text()); prov['environment']['cpu_isa'] = isa[n]
+            (other/'provenance.json').write_text(json.dumps(prov))
         (other/'params.json').write_text(json.dumps(p)); (other/'metrics.json').write_text(json.dumps(m))
     monkeypatch.setenv('AUGSBERT_REPORTS', str(tmp_path/'reports'))
     return dst, (Path(render_report('in_domain', progress=False, profile='cpu')).parent/'in_domain.md').read_text()
@@ -45,6 +48,13 @@ def test_figure_1_keeps_each_cross_encoder_apart(tmp_path, monkeypatch):
         assert f'{gap:+.2f} [' in finding and 'at 1,000' in finding        # the gap, with its interval
     mp = next(l for l in md.splitlines() if l.startswith('- **Figure 1** (STSb, cross-encoder (all-mpnet-base-v2) vs the static'))
     assert 'not paired (no seed in common) at 250' in mp
+    assert 'Machines of the cross-encoder points' not in md              # every point of each line from one kind of machine
+
+def test_figure_1_names_the_machines_when_a_line_mixes_them(tmp_path, monkeypatch):
+    _, md = _with_mpnet(tmp_path, monkeypatch, isa={250: ['avx2'], 1000: ['avx2', 'avx512f']})
+    line = next(l for l in md.splitlines() if l.startswith('Machines of the cross-encoder points'))
+    assert 'cross-encoder (all-mpnet-base-v2): 250 pairs on ' in line and ', avx2; 1,000 pairs on ' in line and 'avx2/avx512f.' in line, line
+    assert 'all-MiniLM-L6-v2' not in line and 'CPU kernels' in line     # its points share a machine; the measurement is named
 
 def test_a_cross_encoder_with_one_seed_says_why_it_has_no_interval(tmp_path, monkeypatch):
     _, md = _with_mpnet(tmp_path, monkeypatch, one_seed_at=1000)
