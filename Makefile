@@ -172,9 +172,14 @@ lint: install
 ## worker per core (pytest-xdist; a test file stays on one worker, in order), each with one torch thread; nbdev-test too
 ## (one notebook per core). The tests run experiments in their own process (tests/conftest.py), a few in a real kernel.
 TEST_WORKERS ?= $(CORES)
+## The notebooks' examples and the tests write about 1 GB of temporary folders (caches, models, runs): TMPDIR points them
+## into one folder, removed when everything passed and kept (its path printed) when something failed.
 test: install lint check-export
-	AUGSBERT_OFFLINE=1 OMP_NUM_THREADS=1 MKL_NUM_THREADS=1 $(BIN)/nbdev-test --n-workers $(TEST_WORKERS)
-	AUGSBERT_OFFLINE=1 OMP_NUM_THREADS=1 MKL_NUM_THREADS=1 $(BIN)/python -m pytest -q -n $(TEST_WORKERS) --dist loadfile --durations=15 tests
+	@tmp=$$(mktemp -d "$${TMPDIR:-/tmp}/augsbert-test.XXXXXX") || exit 1; export TMPDIR=$$tmp AUGSBERT_OFFLINE=1 OMP_NUM_THREADS=1 MKL_NUM_THREADS=1; \
+	echo "nbdev-test --n-workers $(TEST_WORKERS); pytest tests (temporary files: $$tmp)"; \
+	$(BIN)/nbdev-test --n-workers $(TEST_WORKERS) && \
+	$(BIN)/python -m pytest -q -n $(TEST_WORKERS) --dist loadfile --durations=15 tests; \
+	rc=$$?; if [ $$rc -eq 0 ]; then rm -rf "$$tmp"; else echo "make test failed (exit $$rc); its temporary files are kept in $$tmp"; fi; exit $$rc
 
 ## Speed and memory targets (not tests; about 3 h on 2 cores): benchmarks/*.py measure against their baselines in
 ## the same run → benchmarks/results/*.json → reports/performance.md (nbs/reports/performance.ipynb).
