@@ -49,6 +49,9 @@ def main(argv=None):
     if not a.out: ap.error('--out is required')
     if a.seeds < 1: ap.error('--seeds must be at least 1')
     if a.max_train_pairs < 2 or a.max_eval_pairs < 0: ap.error('--max-train-pairs must be at least 2 and --max-eval-pairs at least 0')
+    try:   # the results are written after an hour or more of training: a folder that cannot take them fails now
+        Path(a.out).parent.mkdir(parents=True, exist_ok=True); tempfile.TemporaryFile(dir=Path(a.out).parent).close()
+    except OSError as e: ap.error(f"--out {a.out}: cannot write there ({e.strerror}); pick a writable folder")
     out = dict(setup=dict(dataset=a.dataset, train_pairs=a.max_train_pairs, eval_pairs=a.max_eval_pairs or 'all', model=a.model, method='bert (cpu profile)', seeds=a.seeds,
                           eval_precision='fp32', baseline='native kernels in the same run', settings=SETTINGS),
                machine=dict(machine(), torch_threads=os.environ.get('OMP_NUM_THREADS')))
@@ -63,7 +66,6 @@ def main(argv=None):
         d = [b[split] - n[split] for n, b in zip(out['native']['per_seed'], out['avx2']['per_seed'])]
         out[f'{split}_difference_avx2_minus_native'] = dict(per_seed=d, mean=sum(d) / len(d))
     from augsbert.config import atomic_write
-    Path(a.out).parent.mkdir(parents=True, exist_ok=True)
     with atomic_write(a.out) as f: f.write(json.dumps(out, indent=1) + '\n')
     print(json.dumps({k: v for k, v in out.items() if 'difference' in k}, indent=1))
 

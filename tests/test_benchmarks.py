@@ -124,6 +124,11 @@ def test_isa_kernels_compares_native_with_avx2_kernels(results, capsys):
     assert _run('isa_kernels.py', '--seeds', '0', '--out', 'x.json', check=False) == 2 and '--seeds' in capsys.readouterr().err
     assert _run('isa_kernels.py', '--max-eval-pairs', '-1', '--out', 'x.json', check=False) == 2 and '--max-eval-pairs' in capsys.readouterr().err
 
+def test_isa_kernels_refuses_an_unwritable_out_before_training(tmp_path, capsys):
+    (tmp_path/'a-file').write_text('')
+    assert _run('isa_kernels.py', '--out', str(tmp_path/'a-file'/'r.json'), check=False) == 2
+    assert 'cannot write there' in capsys.readouterr().err
+
 def test_throughput_times_every_student_against_minilm(results):
     res = json.loads((results/'throughput_stsb.json').read_text())
     assert res['models']['MiniLM-L6']['ratio_to_minilm'] == 1.0 and 'MPNet-base' not in res['models']     # --no-mpnet
