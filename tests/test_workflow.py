@@ -71,6 +71,32 @@ def test_main_job(main_dry_run):
     assert 'augsbert report datasets -p run_name=cpu' in main_dry_run
     assert 'threads: 2' in main_dry_run and 'mem_mb=12000' in main_dry_run and 'runtime=120' in main_dry_run
 
+def test_run_jobs_pin_every_thread_pool(main_dry_run):
+    "Each run's command gives OpenMP, MKL and numba the job's `threads` (numba's pool is OpenMP's: see the next test)."
+    found = re.findall(r'OMP_NUM_THREADS=(\d+) MKL_NUM_THREADS=(\d+) NUMBA_NUM_THREADS=(\d+) \S*augsbert run', main_dry_run)
+    assert len(found) == 2 and all(len(set(t)) == 1 for t in found), found
+
+_BM25_THEN_TORCH = ("import torch; from augsbert.bm25 import bm25_index, bm25_search; "
+                    "bm25_search(bm25_index([['a', 'b'], ['b', 'c'], ['c', 'd']]), [['b']], k=1, progress=False); "
+                    "print(torch.get_num_threads())")
+
+def _threads_after_bm25(**env)->int:
+    base = {k: v for k, v in os.environ.items() if k != 'NUMBA_NUM_THREADS'}
+    r = subprocess.run([sys.executable, '-c', _BM25_THEN_TORCH], env=dict(base, OMP_NUM_THREADS='1', **env),
+                       capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    return int(r.stdout.split()[-1])
+
+def test_bm25_keeps_torch_at_the_jobs_threads():
+    "With the environment a run job gets, torch still has one thread after a BM25 search."
+    assert _threads_after_bm25(NUMBA_NUM_THREADS='1') == 1
+
+@pytest.mark.skipif(len(os.sched_getaffinity(0)) < 2, reason="numba's default pool is one thread on one core")
+def test_why_numba_needs_its_own_setting():
+    """Without NUMBA_NUM_THREADS, numba's first parallel call resizes the OpenMP pool torch shares to one thread per core,
+    whatever OMP_NUM_THREADS says (numba with the omp threading layer). If this fails, numba stopped doing so."""
+    assert _threads_after_bm25() > 1
+
 def given_recipes()->list:
     "(where, the params of a grid entry that gives its teacher's recipe instead of searching, the committed run whose search chose it)."
     from augsbert.grid import grid_config
