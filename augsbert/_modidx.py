@@ -90,6 +90,7 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                               'augsbert.cli.main': ('cli.html#main', 'augsbert/cli.py'),
                               'augsbert.cli.params_rows': ('cli.html#params_rows', 'augsbert/cli.py'),
                               'augsbert.cli.params_table': ('cli.html#params_table', 'augsbert/cli.py'),
+                              'augsbert.cli.pin_threads': ('cli.html#pin_threads', 'augsbert/cli.py'),
                               'augsbert.cli.registries': ('cli.html#registries', 'augsbert/cli.py'),
                               'augsbert.cli.run_models': ('cli.html#run_models', 'augsbert/cli.py')},
             'augsbert.compare': { 'augsbert.compare._check_same': ('compare.html#_check_same', 'augsbert/compare.py'),

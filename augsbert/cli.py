@@ -4,14 +4,14 @@
 
 # %% ../nbs/06_cli.ipynb #c5e32305
 from __future__ import annotations
-import argparse, ast, io, json, logging, sys, textwrap, tokenize
+import argparse, ast, io, json, logging, os, sys, textwrap, tokenize
 from pathlib import Path
 from .config import AugsbertError, load_profiles, get_profile
 
 # %% auto #0
 __all__ = ['experiment_parameters', 'experiments', 'registries', 'params_rows', 'params_table', 'catalogue', 'describe_data',
-           'cmd_data', 'cmd_profiles', 'cmd_experiments', 'cmd_run', 'cmd_compare', 'run_models', 'cmd_export',
-           'cmd_report', 'cmd_readme', 'cmd_label', 'build_parser', 'main']
+           'cmd_data', 'cmd_profiles', 'cmd_experiments', 'pin_threads', 'cmd_run', 'cmd_compare', 'run_models',
+           'cmd_export', 'cmd_report', 'cmd_readme', 'cmd_label', 'build_parser', 'main']
 
 # %% ../nbs/06_cli.ipynb #8423d3f1
 def _table(rows:list[dict])->str:
@@ -192,6 +192,15 @@ def cmd_experiments(args)->None:
     if getattr(args, 'experiment', None): return print(params_table(args.experiment))
     print(_table([dict(experiment=n, parameters=len(experiment_parameters(p)), title=t) for n, (p, t) in experiments().items()]))
 
+# %% ../nbs/06_cli.ipynb #678c693c
+def pin_threads(env:dict|None=None # the environment to complete (None: this process's, which papermill's kernel inherits)
+               )->dict:
+    "Set NUMBA_NUM_THREADS to OMP_NUM_THREADS (a positive whole number) when it is unset; return `env`."
+    env = os.environ if env is None else env
+    omp = str(env.get('OMP_NUM_THREADS', '')).strip()
+    if omp.isdigit() and int(omp) > 0 and not str(env.get('NUMBA_NUM_THREADS', '')).strip(): env['NUMBA_NUM_THREADS'] = omp
+    return env
+
 # %% ../nbs/06_cli.ipynb #983ce9a6
 def cmd_run(args)->None:
     "`augsbert run EXPERIMENT`: one papermill run; `--list` the experiments, `--list-params` one's parameters (nothing runs)."
@@ -199,6 +208,7 @@ def cmd_run(args)->None:
     if not args.experiment: raise AugsbertError("augsbert run needs an EXPERIMENT; augsbert run --list shows them.")
     if args.list_params: return print(params_table(args.experiment))
     from augsbert.runs import run_experiment
+    pin_threads()   # before the kernel starts: it inherits the environment
     out = run_experiment(args.experiment, profile=args.profile, run_name=args.name, out_dir=getattr(args, 'out', None), **_abs_paths(_kv(args.param)))
     print(f"run written to {out}")
 

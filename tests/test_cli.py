@@ -57,3 +57,12 @@ def test_help_imports_no_torch():
             "try: main(['run', '--help'])\nexcept SystemExit: pass\n"
             "assert 'torch' not in sys.modules and 'pandas' not in sys.modules, 'help imported a heavy module'")
     subprocess.run([sys.executable, '-c', code], check=True, capture_output=True, timeout=60)
+
+def test_run_gives_numba_the_threads_torch_has(monkeypatch):
+    "`augsbert run` sets NUMBA_NUM_THREADS from OMP_NUM_THREADS before the run starts (numba would resize torch's pool)."
+    import os, augsbert.runs
+    seen = {}
+    monkeypatch.setenv('OMP_NUM_THREADS', '1'); monkeypatch.setenv('NUMBA_NUM_THREADS', '')   # unset; restored afterwards
+    monkeypatch.setattr(augsbert.runs, 'run_experiment', lambda *a, **k: seen.setdefault('numba', os.environ['NUMBA_NUM_THREADS']))
+    assert _cli('run', 'datasets', '--profile', 'smoke')[0] in (0, None)
+    assert seen == {'numba': '1'}
