@@ -76,13 +76,14 @@ def test_run_jobs_pin_every_thread_pool(main_dry_run):
     found = re.findall(r'OMP_NUM_THREADS=(\d+) MKL_NUM_THREADS=(\d+) NUMBA_NUM_THREADS=(\d+) \S*augsbert run', main_dry_run)
     assert len(found) == 2 and all(len(set(t)) == 1 for t in found), found
 
-_BM25_THEN_TORCH = ("import torch; from augsbert.bm25 import bm25_index, bm25_search; "
+# torch's pool made first (a run trains its teacher before it samples), then a BM25 search, then torch's count
+_BM25_THEN_TORCH = ("import torch; torch.get_num_threads(); from augsbert.bm25 import bm25_index, bm25_search; "
                     "bm25_search(bm25_index([['a', 'b'], ['b', 'c'], ['c', 'd']]), [['b']], k=1, progress=False); "
                     "print(torch.get_num_threads())")
 
 def _threads_after_bm25(**env)->int:
     base = {k: v for k, v in os.environ.items() if k != 'NUMBA_NUM_THREADS'}
-    r = subprocess.run([sys.executable, '-c', _BM25_THEN_TORCH], env=dict(base, OMP_NUM_THREADS='1', **env),
+    r = subprocess.run([sys.executable, '-c', _BM25_THEN_TORCH], env=dict(base, OMP_NUM_THREADS='1', MKL_NUM_THREADS='1', **env),
                        capture_output=True, text=True, timeout=300)
     assert r.returncode == 0, r.stderr
     return int(r.stdout.split()[-1])
@@ -94,7 +95,7 @@ def test_bm25_keeps_torch_at_the_jobs_threads():
 @pytest.mark.skipif(len(os.sched_getaffinity(0)) < 2, reason="numba's default pool is one thread on one core")
 def test_why_numba_needs_its_own_setting():
     """Without NUMBA_NUM_THREADS, numba's first parallel call resizes the OpenMP pool torch shares to one thread per core,
-    whatever OMP_NUM_THREADS says (numba with the omp threading layer). If this fails, numba stopped doing so."""
+    whatever OMP_NUM_THREADS and MKL_NUM_THREADS say (numba with the omp threading layer). If this fails, numba stopped doing so."""
     assert _threads_after_bm25() > 1
 
 def given_recipes()->list:
