@@ -107,13 +107,15 @@ def given_recipes()->list:
            ('teachers S.S.', runs('teachers')[2]['params'], 'cpu_stsb_static_mpnet-ce_rs-bm25')]
     l2l6 = [r['params'] for r in runs('teachers') if (r.get('grid') or {}).get('student') == ['minilm-cut', 'minilm']]
     assert sorted(p['dataset'] for p in l2l6) == ['bws-cross-topic', 'bws-in-topic', 'mrpc', 'quora-qp', 'sts-es']
-    return out + [(f"teachers L2/L6 {p['dataset']}", p, f"cpu_{p['dataset']}_static_mpnet-ce_rs-bm25") for p in l2l6]
+    ss = [r['params'] for r in runs('teachers')[3:] if r['params'].get('strategies') == ['semantic', 'bm25-semantic']]
+    assert sorted(p['dataset'] for p in ss) == ['bws-cross-topic', 'bws-in-topic', 'mrpc', 'quora-qp', 'sts-es']
+    return out + [(f"teachers {w} {p['dataset']}", p, f"cpu_{p['dataset']}_static_mpnet-ce_rs-bm25") for w, ps in (('L2/L6', l2l6), ('S.S.', ss)) for p in ps]
 
 GIVEN_RECIPES = given_recipes()
 
 @pytest.mark.parametrize('where,params,search', GIVEN_RECIPES, ids=[w for w, *_ in GIVEN_RECIPES])
 def test_given_recipe_is_the_one_chosen_on_dev(where, params, search):
-    "A cell that gives its teacher's recipe (the main cell, the S.S. cell, the MiniLM-L2/-L6 cells of the other five data sets) gives the one its data set's static cell chose on dev (recorded in that committed run)."
+    "A cell that gives its teacher's recipe (the main cell, the S.S. cells, the MiniLM-L2/-L6 cells of the other five data sets) gives the one its data set's static cell chose on dev (recorded in that committed run)."
     assert params['teacher_search'] is False and params['teacher_model'] == 'mpnet'
     run = ROOT/'reports'/'runs'/'evidence'/search/'metrics.json'
     if not run.exists(): pytest.skip(f'the search run {search} is not committed')
@@ -125,7 +127,7 @@ def test_given_recipe_is_the_one_chosen_on_dev(where, params, search):
 def test_teachers_grid(tmp_path):
     "`make teachers`: the evidence cells and their report; the first STSb cell's teachers are shared by the cells after it."
     out = dry_run(tmp_path, '--config', 'grid=teachers')
-    assert job_stats(out) == dict(run_evidence=132, report_evidence=1, all=1)   # 32 cells, 20 of them as 5 shards + a merge
+    assert job_stats(out) == dict(run_evidence=137, report_evidence=1, all=1)   # 37 cells, 20 of them as 5 shards + a merge
     cmds = commands(out)
     q = 'cpu_quora-qp_static_mpnet-ce_rs-bm25'
     assert cmds[f'{q}_shard-3'][2] == ['student=static', 'teacher_model=mpnet', 'strategies=random,bm25', 'dataset=quora-qp', 'shard=3']
@@ -141,6 +143,9 @@ def test_teachers_grid(tmp_path):
     assert cmds[f'{l2}_shard-0'][2] == ['dataset=quora-qp', 'teacher_model=mpnet', 'strategies=random,bm25', 'teacher_search=False',
                                         'ce_head=mean', 'ce_lr=2e-05', 'ce_epochs=2', 'ce_warmup_ratio=0.1', 'student=minilm-cut', 'shard=0']
     assert {'cpu_mrpc_minilm_mpnet-ce_rs-bm25', 'cpu_bws-in-topic_static_minilm-ce_rs-bm25_shard-4'} <= set(cmds)
+    s = 'cpu_bws-in-topic_static_mpnet-ce_ss'                          # S.S. and BM25+S.S. on every data set: the static cell's teachers
+    assert cmds[s][2] == ['dataset=bws-in-topic', 'student=static', 'teacher_model=mpnet', 'strategies=semantic,bm25-semantic',
+                          'teacher_search=False', 'ce_head=mean', 'ce_lr=5e-05', 'ce_epochs=1', 'ce_warmup_ratio=0.2']
     assert {f'cpu_mrpc_static_{t}-ce_bm25_labels-{m}' for t in ('minilm', 'mpnet') for m in ('dev-f1', 'rate', 'soft')} <= set(cmds)
 
 def test_figures_4_and_6_are_in_extra(tmp_path):
