@@ -105,11 +105,15 @@ def given_recipes()->list:
     runs = lambda g: grids[g]['experiments']['evidence']['runs']
     out = [('main', runs('main')[0]['params'], 'cpu_stsb_static_mpnet-ce_rs-bm25'),
            ('teachers S.S.', runs('teachers')[2]['params'], 'cpu_stsb_static_mpnet-ce_rs-bm25')]
-    l2l6 = [r['params'] for r in runs('teachers') if (r.get('grid') or {}).get('student') == ['minilm-cut', 'minilm']]
-    assert sorted(p['dataset'] for p in l2l6) == ['bws-cross-topic', 'bws-in-topic', 'mrpc', 'quora-qp', 'sts-es']
-    ss = [r['params'] for r in runs('teachers')[3:] if r['params'].get('strategies') == ['semantic', 'bm25-semantic']]
-    assert sorted(p['dataset'] for p in ss) == ['bws-cross-topic', 'bws-in-topic', 'mrpc', 'quora-qp', 'sts-es']
-    return out + [(f"teachers {w} {p['dataset']}", p, f"cpu_{p['dataset']}_static_mpnet-ce_rs-bm25") for w, ps in (('L2/L6', l2l6), ('S.S.', ss)) for p in ps]
+    l2l6 = [r['params'] for r in runs('teachers') if (r.get('grid') or {}).get('student') == ['minilm-cut', 'minilm'] and r['params']['strategies'] == ['random', 'bm25']]
+    five = ['bws-cross-topic', 'bws-in-topic', 'mrpc', 'quora-qp', 'sts-es']
+    assert sorted(p['dataset'] for p in l2l6) == five
+    ss = [r for r in runs('teachers')[3:] if r['params'].get('strategies') == ['semantic', 'bm25-semantic']]
+    ss_static = [r['params'] for r in ss if r['params'].get('student') == 'static']
+    ss_minilm = [r['params'] for r in ss if (r.get('grid') or {}).get('student') == ['minilm-cut', 'minilm']]
+    assert sorted(p['dataset'] for p in ss_static) == five and sorted(p['dataset'] for p in ss_minilm) == sorted(five + ['stsb'])
+    return out + [(f"teachers {w} {p['dataset']}", p, f"cpu_{p['dataset']}_static_mpnet-ce_rs-bm25")
+                  for w, ps in (('L2/L6', l2l6), ('S.S.', ss_static), ('S.S. L2/L6', ss_minilm)) for p in ps]
 
 # Cells whose recipe an earlier search of their static cell chose, kept when the static cell was re-made by newer code and
 # its search chose another (workflow/config.yaml says why): where → (head, lr, epochs, the commit whose run chose it).
@@ -137,7 +141,7 @@ def test_given_recipe_is_the_one_chosen_on_dev(where, params, search):
 def test_teachers_grid(tmp_path):
     "`make teachers`: the evidence cells and their report; the first STSb cell's teachers are shared by the cells after it."
     out = dry_run(tmp_path, '--config', 'grid=teachers')
-    assert job_stats(out) == dict(run_evidence=137, report_evidence=1, all=1)   # 37 cells, 20 of them as 5 shards + a merge
+    assert job_stats(out) == dict(run_evidence=209, report_evidence=1, all=1)   # 49 cells, 32 of them as 5 shards + a merge
     cmds = commands(out)
     q = 'cpu_quora-qp_static_mpnet-ce_rs-bm25'
     assert cmds[f'{q}_shard-3'][2] == ['student=static', 'teacher_model=mpnet', 'strategies=random,bm25', 'dataset=quora-qp', 'shard=3']
@@ -156,6 +160,10 @@ def test_teachers_grid(tmp_path):
     s = 'cpu_bws-in-topic_static_mpnet-ce_ss'                          # S.S. and BM25+S.S. on every data set: the static cell's teachers
     assert cmds[s][2] == ['dataset=bws-in-topic', 'student=static', 'teacher_model=mpnet', 'strategies=semantic,bm25-semantic',
                           'teacher_search=False', 'ce_head=mean', 'ce_lr=5e-05', 'ce_epochs=1', 'ce_warmup_ratio=0.2']
+    m = 'cpu_stsb_minilm_mpnet-ce_ss'                                  # ... and teaching MiniLM-L2 and -L6, in shards
+    assert cmds[f'{m}_shard-1'][2] == ['dataset=stsb', 'teacher_model=mpnet', 'strategies=semantic,bm25-semantic', 'teacher_search=False',
+                                       'ce_head=mean', 'ce_lr=5e-05', 'ce_epochs=1', 'ce_warmup_ratio=0.2', 'student=minilm', 'shard=1']
+    assert f"from_shards={','.join(f'{m}_shard-{i}' for i in range(5))}" in cmds[m][2]
     assert {f'cpu_mrpc_static_{t}-ce_bm25_labels-{m}' for t in ('minilm', 'mpnet') for m in ('dev-f1', 'rate', 'soft')} <= set(cmds)
 
 def test_figures_4_and_6_are_in_extra(tmp_path):
