@@ -65,7 +65,8 @@ def test_evidence_report_renders(cell):
     md = (cell.parents[2]/'evidence.md').read_text()
     assert 'The gate per cell' in md and 'Holm' in md and len(load_runs('evidence')) == 1
     claims = md.split("## The paper's claims")[1].split('## The cells')[0]
-    ce = [l for l in claims.splitlines() if l.startswith('- ')]       # the tiny teacher is a cross-encoder: one CE > BE line
+    ce = [l for l in claims.split('**CE > BE at small n (teacher − student alone, test)**')[1].split('\n\n')[0].splitlines() if l.startswith('- ')]
+    assert len(ce) == 1, ce                                         # the tiny teacher is a cross-encoder: one CE > BE line
     assert len(ce) == 1 and f'(`{cell.name}`)' in ce[0] and ce[0].endswith('**')   # naming its run, ending in its verdict
     assert '| CE > BE at small n (teacher − student alone, test) |       1 | 1 ' in claims   # the tally counts it
     # the gate failures that helped anyway (above SBERT and both controls) are named in one generated sentence, apart from the verdicts
@@ -140,6 +141,10 @@ def test_a_gate_failure_above_sbert_and_both_controls_is_named_not_counted(cell)
         assert '(`smoke_gate_failed`)' in sentence and 'Shown, not counted' in sentence
         claims = md.split("## The paper's claims")[1].split('## The cells')[0]
         assert not any('`smoke_gate_failed`' in l and 'helps, from the teacher' in l for l in claims.splitlines())
+        bm25 = claims.split('**AugSBERT-BM25 > SBERT**')[1].split('\n\n')[0].splitlines()
+        listed = [l for l in bm25 if '(`smoke_gate_failed`)' in l]     # listed with its numbers, no verdict
+        assert listed and all(l.endswith('**gate failed: no conclusion**') for l in listed), listed
+        assert f"{failed} gate failed: no conclusion" in claims.split("**")[0], claims.split("**")[0]   # the tally counts them as that
 
 def test_the_gap_gain_figure_draws_the_most_compared_strategy_and_names_the_rest(cell):
     "The premise figure has a panel for the most compared strategy; a strategy compared in fewer than FEW cells is named under it with its numbers."
