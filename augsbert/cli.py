@@ -253,11 +253,10 @@ def kept_entries(runs_root=None # a folder of runs, EXPERIMENT/NAME/provenance.j
                 )->set[tuple[str, str]]:
     "The cache entries (stage, key) that the runs under `runs_root` recorded as their models (`saved_models`)."
     from augsbert.config import reports_dir
+    from augsbert.runs import read_json
     kept = set()
     for p in sorted(Path(runs_root or reports_dir('runs')).glob('*/*/provenance.json')):
-        try: models = json.loads(p.read_text(encoding='utf-8')).get('saved_models') or []
-        except (ValueError, UnicodeDecodeError) as e: raise AugsbertError(f"{p} is not valid JSON ({e}): restore it (git checkout -- {p}).") from None
-        kept |= {tuple(Path(m['path']).parts[-2:]) for m in models}
+        kept |= {tuple(Path(m['path']).parts[-2:]) for m in read_json(p).get('saved_models') or [] if isinstance(m, dict) and m.get('path')}
     return kept
 
 # %% ../nbs/06_cli.ipynb #4f358dee
