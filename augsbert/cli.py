@@ -4,15 +4,15 @@
 
 # %% ../nbs/06_cli.ipynb #c5e32305
 from __future__ import annotations
-import argparse, ast, io, json, logging, os, shutil, sys, textwrap, time, tokenize
+import argparse, ast, contextlib, io, json, logging, os, shutil, sys, textwrap, time, tokenize
 from pathlib import Path
 from .config import AugsbertError, load_profiles, get_profile
 
 # %% auto #0
 __all__ = ['experiment_parameters', 'experiments', 'registries', 'params_rows', 'params_table', 'catalogue', 'describe_data',
-           'cmd_data', 'cmd_profiles', 'cmd_experiments', 'pin_threads', 'cmd_run', 'cmd_compare', 'run_models',
-           'cmd_export', 'kept_entries', 'cache_entries', 'cache_report', 'prune_cache', 'cmd_cache', 'cmd_report',
-           'cmd_readme', 'cmd_label', 'build_parser', 'main']
+           'cmd_data', 'cmd_profiles', 'cmd_experiments', 'pin_threads', 'threads_pinned', 'cmd_run', 'cmd_compare',
+           'run_models', 'cmd_export', 'kept_entries', 'cache_entries', 'cache_report', 'prune_cache', 'cmd_cache',
+           'cmd_report', 'cmd_readme', 'cmd_label', 'build_parser', 'main']
 
 # %% ../nbs/06_cli.ipynb #8423d3f1
 def _table(rows:list[dict])->str:
@@ -202,6 +202,18 @@ def pin_threads(env:dict|None=None # the environment to complete (None: this pro
     if omp.isdigit() and int(omp) > 0 and not str(env.get('NUMBA_NUM_THREADS', '')).strip(): env['NUMBA_NUM_THREADS'] = omp
     return env
 
+@contextlib.contextmanager
+def threads_pinned(env:dict|None=None # the environment (None: this process's)
+                  ):
+    """`pin_threads` for a `with` block: afterwards `NUMBA_NUM_THREADS` is as it was, so a process that calls `augsbert run`
+    itself (a notebook, a test) keeps the numba thread count it started with (numba refuses a new one once its threads run)."""
+    env = os.environ if env is None else env
+    old = env.get('NUMBA_NUM_THREADS')
+    try: yield pin_threads(env)
+    finally:
+        if old is None: env.pop('NUMBA_NUM_THREADS', None)
+        else: env['NUMBA_NUM_THREADS'] = old
+
 # %% ../nbs/06_cli.ipynb #983ce9a6
 def cmd_run(args)->None:
     "`augsbert run EXPERIMENT`: one papermill run; `--list` the experiments, `--list-params` one's parameters (nothing runs)."
@@ -209,8 +221,8 @@ def cmd_run(args)->None:
     if not args.experiment: raise AugsbertError("augsbert run needs an EXPERIMENT; augsbert run --list shows them.")
     if args.list_params: return print(params_table(args.experiment))
     from augsbert.runs import run_experiment
-    pin_threads()   # before the kernel starts: it inherits the environment
-    out = run_experiment(args.experiment, profile=args.profile, run_name=args.name, out_dir=getattr(args, 'out', None), **_abs_paths(_kv(args.param)))
+    with threads_pinned():   # the kernel inherits the environment; this process's is put back afterwards
+        out = run_experiment(args.experiment, profile=args.profile, run_name=args.name, out_dir=getattr(args, 'out', None), **_abs_paths(_kv(args.param)))
     print(f"run written to {out}")
 
 def cmd_compare(args)->None:

@@ -1,5 +1,5 @@
 "The CLI explains itself: the help lists the experiments, methods, students, teachers and parameters, read from their sources."
-import contextlib, io, subprocess, sys
+import contextlib, io, os, subprocess, sys
 import papermill as pm
 import pytest
 from augsbert.cli import main, experiments, registries
@@ -57,6 +57,21 @@ def test_help_imports_no_torch():
             "try: main(['run', '--help'])\nexcept SystemExit: pass\n"
             "assert 'torch' not in sys.modules and 'pandas' not in sys.modules, 'help imported a heavy module'")
     subprocess.run([sys.executable, '-c', code], check=True, capture_output=True, timeout=60)
+
+def test_run_in_process_leaves_numba_its_threads():
+    """`augsbert run` called in a process whose numba threads already run (a notebook, a test worker) leaves that process's
+    NUMBA_NUM_THREADS as it was: numba's next compilation re-reads it and refuses another count (make test failed so)."""
+    code = ("import os, numba, numpy as np\n"
+            "@numba.njit(parallel=True)\n"
+            "def f(x):\n    s = 0.\n    for i in numba.prange(len(x)): s += x[i]\n    return s\n"
+            "f(np.ones(8))\n"                                         # numba's threads run, one per core
+            "from augsbert.cli import main\n"
+            "assert main(['run', 'datasets', '-p', 'sedes=3']) == 2\n"   # an unknown parameter: the run fails
+            "assert 'NUMBA_NUM_THREADS' not in os.environ, os.environ['NUMBA_NUM_THREADS']\n"
+            "g = numba.njit(lambda x: x + 1)\nassert g(1) == 2\n")   # a new compilation
+    env = {k: v for k, v in os.environ.items() if k != 'NUMBA_NUM_THREADS'}
+    r = subprocess.run([sys.executable, '-c', code], capture_output=True, text=True, timeout=300, env=dict(env, OMP_NUM_THREADS='1'))
+    assert r.returncode == 0, r.stderr[-2000:]
 
 def test_run_gives_numba_the_threads_torch_has(monkeypatch):
     "`augsbert run` sets NUMBA_NUM_THREADS from OMP_NUM_THREADS before the run starts (numba would resize torch's pool)."
