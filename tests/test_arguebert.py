@@ -81,6 +81,20 @@ def test_d_the_report_renders_from_the_runs(env):
     assert row.split('|')[-2].strip() == 'fail' and '(none run)' in row
     assert any(l.startswith('| ArgueBERT sim. pred., mini from scratch') and '‡' in l for l in md.splitlines())   # (and † from a dirty tree)
     assert 'No two encoders of one setting to compare yet' in md
+    assert '(no learning-curve runs of this profile yet)' in md
+
+@needs_data
+def test_e_a_longer_pretraining_is_a_learning_curve_not_a_second_encoder(env):
+    "A pre-training at another budget than the profile's (here 6 steps, curve every 2) is drawn as a learning curve with (a)\
+ read at each point; the pre-training table, the gate and the comparisons keep the profile's 4-step encoder."
+    run_experiment('arguebert_pretrain', profile='smoke', progress=False, ab_objective='sp', ab_steps=6, ab_curve=3)
+    md = (Path(render_report('arguebert', progress=False, profile='smoke')).parent/'arguebert.md').read_text()
+    assert '2 pre-training runs' in md and '![held-out pair accuracy against pre-training steps](figures/arguebert_curves.png)' in md
+    line = next(l for l in md.splitlines() if l.startswith('- From scratch, sp (6 steps): held-out pair accuracy'))
+    assert "at the profile's 4 steps" in line and 'after 6' in line and '(a) never met within 6 steps' in line   # 6 steps teach nothing
+    pre_table = md[md.index('## Pre-training (held-out accuracy'):md.index('## Table 2')]
+    assert sum(l.startswith('| scratch   | sp') for l in pre_table.splitlines()) == 1 and '|       4 |' in pre_table
+    assert 'runs at the profile\'s budget and' in md and 'at other budgets' in md                     # the time section counts it apart
 
 # (in this process, `conftest.execute_in_process`: the notebook's first cells, as a kernel would run them)
 BAD_FINETUNING = [
